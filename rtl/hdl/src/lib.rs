@@ -1,0 +1,1 @@
+//! rendergen-hdl

@@ -1,0 +1,5 @@
+//! rendergen's simulation layer: the cycle simulator compiled from a netlist, the VCD writer,
+//! the testbench kit (stream drivers, monitors, scoreboards, watchdog) and the reference models
+//! (golden models that RTL is checked against; they never depend on the RTL they check).
+
+pub mod models;

@@ -1,0 +1,1 @@
+//! Reference models: independent golden models used by testbenches and the command line.

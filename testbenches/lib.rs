@@ -1,0 +1,1 @@
+//! Testbench support shared by the integration tests.
