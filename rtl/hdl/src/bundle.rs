@@ -1,0 +1,195 @@
+//! Bundles: Rust structs of named signals that travel together (a request's address, tag and
+//! payload), so a designer never wires a wide payload field by field.
+//!
+//! Declare one with [`bundle!`](crate::bundle); the struct is generic over its field type, so
+//! `TexReq<Sig>` is the hardware value and `TexReq<u32>` its shape (the field widths):
+//!
+//! ```
+//! use rendergen_hdl::{bundle, Bundle, Design};
+//! bundle! {
+//!     /// A texel request.
+//!     pub struct TexReq { pub addr, pub tag }
+//! }
+//! let shape = TexReq { addr: 32, tag: 8 };
+//! let design = Design::build("pass", |m| {
+//!     let req: TexReq = m.input_bundle("req", &shape);
+//!     m.output_bundle("out", &req);
+//! })
+//! .unwrap();
+//! let names: Vec<_> = design.top().inputs.iter().map(|p| p.name.clone()).collect();
+//! assert_eq!(names, ["req_addr", "req_tag"]);
+//! ```
+
+use crate::ctx;
+use crate::error::ErrorKind;
+use crate::module::{Module, Wire};
+use crate::sig::Sig;
+use std::fmt::Debug;
+use std::panic::Location;
+
+/// A struct of named signals. Implemented by [`bundle!`](crate::bundle) and by [`Sig`] (one field
+/// called `data`).
+pub trait Bundle: Sized {
+    /// The field widths, enough to create a value of this bundle.
+    type Shape: Clone + Debug + PartialEq;
+    /// The widths of this value's fields.
+    fn shape(&self) -> Self::Shape;
+    /// Field names and widths, in declaration order.
+    fn layout(shape: &Self::Shape) -> Vec<(&'static str, u32)>;
+    /// Builds a value by asking `make` for each field.
+    fn from_fields(shape: &Self::Shape, make: &mut dyn FnMut(&'static str, u32) -> Sig) -> Self;
+    /// The field signals, in declaration order.
+    fn fields(&self) -> Vec<(&'static str, Sig)>;
+    /// Total width of all fields.
+    fn total_width(shape: &Self::Shape) -> u32 {
+        Self::layout(shape).iter().map(|(_, w)| w).sum()
+    }
+}
+
+impl Bundle for Sig {
+    type Shape = u32;
+    fn shape(&self) -> u32 {
+        self.width()
+    }
+    fn layout(shape: &u32) -> Vec<(&'static str, u32)> {
+        vec![("data", *shape)]
+    }
+    fn from_fields(shape: &u32, make: &mut dyn FnMut(&'static str, u32) -> Sig) -> Sig {
+        make("data", *shape)
+    }
+    fn fields(&self) -> Vec<(&'static str, Sig)> {
+        vec![("data", *self)]
+    }
+}
+
+/// Declares a bundle struct generic over its field type (`Sig` by default) and implements
+/// [`Bundle`] for it. See the [module documentation](crate::bundle).
+#[macro_export]
+macro_rules! bundle {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident {
+        $($(#[$fmeta:meta])* $fvis:vis $field:ident),* $(,)?
+    }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis struct $name<T = $crate::Sig> { $($(#[$fmeta])* $fvis $field: T),* }
+
+        impl $crate::Bundle for $name<$crate::Sig> {
+            type Shape = $name<u32>;
+            fn shape(&self) -> $name<u32> {
+                $name { $($field: self.$field.width()),* }
+            }
+            fn layout(s: &$name<u32>) -> Vec<(&'static str, u32)> {
+                vec![$((stringify!($field), s.$field)),*]
+            }
+            fn from_fields(
+                s: &$name<u32>,
+                make: &mut dyn FnMut(&'static str, u32) -> $crate::Sig,
+            ) -> Self {
+                $name { $($field: make(stringify!($field), s.$field)),* }
+            }
+            fn fields(&self) -> Vec<(&'static str, $crate::Sig)> {
+                vec![$((stringify!($field), self.$field)),*]
+            }
+        }
+    };
+}
+
+/// Port name of a bundle field: `prefix_field`.
+pub fn field_port(prefix: &str, field: &str) -> String {
+    format!("{prefix}_{field}")
+}
+
+/// Lists every difference between two layouts, with field paths; empty when they agree.
+pub fn layout_mismatches(
+    path: &str,
+    expected: &[(&str, u32)],
+    actual: &[(String, u32)],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, w) in expected {
+        match actual.iter().find(|(n, _)| n == name) {
+            None => out.push(format!("`{path}.{name}` ({w} bits) is missing")),
+            Some((_, aw)) if aw != w => out.push(format!(
+                "`{path}.{name}` is {w} bits on one side and {aw} on the other"
+            )),
+            _ => {}
+        }
+    }
+    for (name, w) in actual {
+        if !expected.iter().any(|(n, _)| n == name) {
+            out.push(format!("`{path}.{name}` ({w} bits) is not in the bundle"));
+        }
+    }
+    out
+}
+
+/// The driving side of a bundle of wires made by [`Module::wire_bundle`].
+pub struct BundleDriver<T: Bundle> {
+    name: String,
+    shape: T::Shape,
+    wires: Vec<Wire>,
+}
+
+impl<T: Bundle> BundleDriver<T> {
+    /// Drives every field from `src`; a bundle of another shape is an error listing every field
+    /// that differs.
+    #[track_caller]
+    pub fn drive(self, src: &T) {
+        let loc = Location::caller();
+        let expected = T::layout(&self.shape);
+        let actual: Vec<(String, u32)> = src
+            .fields()
+            .iter()
+            .map(|(n, s)| (n.to_string(), s.width()))
+            .collect();
+        let diffs = layout_mismatches(&self.name, &expected, &actual);
+        if !diffs.is_empty() {
+            ctx::with(|c| {
+                c.error(
+                    ErrorKind::BundleMismatch,
+                    loc,
+                    format!("mismatched bundles: {}", diffs.join("; ")),
+                )
+            });
+            return;
+        }
+        for (w, (_, s)) in self.wires.into_iter().zip(src.fields()) {
+            w.drive(s);
+        }
+    }
+}
+
+impl Module {
+    /// Input ports for every field of a bundle: `name_field`.
+    #[track_caller]
+    pub fn input_bundle<T: Bundle>(&mut self, name: &str, shape: &T::Shape) -> T {
+        T::from_fields(shape, &mut |f, w| self.input(&field_port(name, f), w))
+    }
+
+    /// Output ports for every field of a bundle: `name_field`.
+    #[track_caller]
+    pub fn output_bundle<T: Bundle>(&mut self, name: &str, value: &T) {
+        for (f, s) in value.fields() {
+            self.output(&field_port(name, f), s);
+        }
+    }
+
+    /// A bundle of wires (`name_field`) to be driven later, as a whole, by the returned driver.
+    #[track_caller]
+    pub fn wire_bundle<T: Bundle>(&mut self, name: &str, shape: &T::Shape) -> (T, BundleDriver<T>) {
+        let mut wires = Vec::new();
+        let value = T::from_fields(shape, &mut |f, w| {
+            let wire = self.wire(&field_port(name, f), w);
+            wires.push(wire);
+            wire.sig()
+        });
+        (
+            value,
+            BundleDriver {
+                name: name.to_string(),
+                shape: shape.clone(),
+                wires,
+            },
+        )
+    }
+}
