@@ -1,1 +1,2 @@
 //! Reference models: independent golden models used by testbenches and the command line.
+pub mod astc;
