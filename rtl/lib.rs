@@ -1,1 +1,10 @@
-//! rendergen's hardware generators.
+//! rendergen's hardware generators. The folder tree mirrors the block diagram:
+//! * [`stream`] — valid/ready widgets (FIFO, skid buffer, arbiters, mux/demux, credits);
+//! * [`mem`] — RAMs;
+//! * [`synthetic`] — benchmark designs (counter, multiply-add mesh);
+//! * [`catalog`] — the top-level generators the command line lists, with their parameters.
+
+pub mod catalog;
+pub mod mem;
+pub mod stream;
+pub mod synthetic;

@@ -193,3 +193,24 @@ impl Module {
         )
     }
 }
+
+/// Packs a bundle into one signal, first field most significant (storage in FIFOs and RAMs).
+#[track_caller]
+pub fn pack<T: Bundle>(value: &T) -> Sig {
+    let parts: Vec<Sig> = value.fields().into_iter().map(|(_, s)| s).collect();
+    crate::logic::cat(&parts)
+}
+
+/// Unpacks a signal made by [`pack`] back into a bundle of `shape`.
+#[track_caller]
+pub fn unpack<T: Bundle>(shape: &T::Shape, packed: Sig) -> T {
+    let layout = T::layout(shape);
+    let mut hi = T::total_width(shape);
+    let mut slices = Vec::with_capacity(layout.len());
+    for (_, w) in &layout {
+        hi -= w;
+        slices.push(packed.slice(hi, *w));
+    }
+    let mut it = slices.into_iter();
+    T::from_fields(shape, &mut |_, _| it.next().expect("one slice per field"))
+}

@@ -34,7 +34,7 @@ pub mod sig;
 pub mod stream;
 
 pub use bits::Bits;
-pub use bundle::Bundle;
+pub use bundle::{pack, unpack, Bundle};
 pub use error::{ElabError, ElabErrors, ErrorKind};
 pub use flatten::FlatNetlist;
 pub use hierarchy::Instance;

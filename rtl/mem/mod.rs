@@ -1,0 +1,3 @@
+//! Memory widgets: RAMs with the read/write behaviour Yosys maps to block RAM.
+
+pub mod ram;

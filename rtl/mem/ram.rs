@@ -1,0 +1,69 @@
+//! Simple dual-port (`ram_1r1w`) and true dual-port (`ram_2p`) RAMs with synchronous read.
+
+use rendergen_hdl::{clog2, Design, ElabErrors};
+
+/// Parameters of the RAM generators.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RamCfg {
+    /// Word width, 1 ..= 4096. Default 32.
+    pub width: u32,
+    /// Number of words, 1 ..= 2^20. Default 256.
+    pub depth: u32,
+}
+
+impl Default for RamCfg {
+    fn default() -> Self {
+        RamCfg {
+            width: 32,
+            depth: 256,
+        }
+    }
+}
+
+/// One write port and one synchronous read port.
+///
+/// Ports: `we`, `waddr`, `wdata`; `re`, `raddr`; output `rdata` (the word at `raddr` one cycle
+/// after `re`, held while `re` is 0; a read of the word written in the same cycle returns the old
+/// word). Addresses are `clog2(depth)` bits.
+/// * **Cost:** `width × depth` bits of RAM; Yosys infers block RAM.
+pub fn ram_1r1w(cfg: &RamCfg) -> Result<Design, ElabErrors> {
+    let aw = clog2(cfg.depth as u64);
+    Design::build_with_params(
+        "ram_1r1w",
+        &format!("width={} depth={}", cfg.width, cfg.depth),
+        |m| {
+            let we = m.input("we", 1);
+            let waddr = m.input("waddr", aw);
+            let wdata = m.input("wdata", cfg.width);
+            let re = m.input("re", 1);
+            let raddr = m.input("raddr", aw);
+            let mem = m.memory("storage", cfg.width, cfg.depth);
+            mem.write(we, waddr, wdata);
+            m.output("rdata", mem.read_sync(raddr, Some(re)));
+        },
+    )
+}
+
+/// Two ports `a` and `b`, each able to read or write: inputs `<p>_en`, `<p>_we`, `<p>_addr`,
+/// `<p>_wdata`, output `<p>_rdata` (read-first, one cycle after `en`). When both write one word
+/// in one cycle, port `b` wins.
+/// * **Cost:** `width × depth` bits of RAM.
+pub fn ram_2p(cfg: &RamCfg) -> Result<Design, ElabErrors> {
+    let aw = clog2(cfg.depth as u64);
+    Design::build_with_params(
+        "ram_2p",
+        &format!("width={} depth={}", cfg.width, cfg.depth),
+        |m| {
+            let mem = m.memory("storage", cfg.width, cfg.depth);
+            for p in ["a", "b"] {
+                let en = m.input(&format!("{p}_en"), 1);
+                let we = m.input(&format!("{p}_we"), 1);
+                let addr = m.input(&format!("{p}_addr"), aw);
+                let wdata = m.input(&format!("{p}_wdata"), cfg.width);
+                mem.write(en & we, addr, wdata);
+                let rdata = mem.read_sync(addr, Some(en));
+                m.output(&format!("{p}_rdata"), rdata);
+            }
+        },
+    )
+}

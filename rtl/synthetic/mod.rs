@@ -1,0 +1,41 @@
+//! Synthetic designs for simulator and tool benchmarks (not part of the render engine).
+
+use rendergen_hdl::{Design, ElabErrors, Sig};
+
+/// A free-running counter of `width` bits with enable: input `en`, output `value`.
+pub fn counter(width: u32) -> Result<Design, ElabErrors> {
+    Design::build_with_params("counter", &format!("width={width}"), |m| {
+        let en = m.input("en", 1);
+        let count = m.reg("count", width).reset(0);
+        count.next_when(en, count.q() + 1);
+        m.output("value", count.q());
+    })
+}
+
+/// A mesh of `lanes` × `stages` pipelined 16-bit multiply-add cells: each stage computes
+/// `acc' = acc * coef + neighbour` (truncated to 16 bits) with coefficients from the inputs and
+/// each lane mixing in its left neighbour, one register per cell. Output: XOR of the last stage.
+/// With 48 × 48 (the catalogue default) it has over 13,000 netlist nodes.
+pub fn mac_mesh(lanes: u32, stages: u32) -> Result<Design, ElabErrors> {
+    Design::build_with_params("mac_mesh", &format!("lanes={lanes} stages={stages}"), |m| {
+        let seeds: Vec<Sig> = (0..lanes).map(|i| m.input(&format!("x{i}"), 16)).collect();
+        let coef: Vec<Sig> = (0..stages).map(|s| m.input(&format!("c{s}"), 16)).collect();
+        let mut row = seeds;
+        for (s, c) in coef.iter().enumerate() {
+            let next: Vec<Sig> = (0..row.len())
+                .map(|i| {
+                    let left = row[(i + row.len() - 1) % row.len()];
+                    let r = m.reg(&format!("cell_{s}_{i}"), 16).reset(0);
+                    r.next(row[i] * *c + (left ^ (row[i] >> 3)));
+                    r.q()
+                })
+                .collect();
+            row = next;
+        }
+        let out = row
+            .into_iter()
+            .reduce(|a, b| a ^ b)
+            .expect("at least one lane");
+        m.output("digest", out);
+    })
+}
