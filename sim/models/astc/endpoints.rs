@@ -31,7 +31,7 @@ pub fn unquantize_colour(q: Quant, v: u32) -> i32 {
         (false, 1) => (0, 113),
         (true, 2) => (bit(1) * 0x116, 93),
         (false, 2) => (bit(1) * 0x10C, 54),
-        (true, 3) => (bit(2) * 0x114 + bit(1) * 0x8A, 44),
+        (true, 3) => (bit(2) * 0x10A + bit(1) * 0x85, 44),
         (false, 3) => (bit(2) * 0x105 + bit(1) * 0x82, 26),
         (true, 4) => (bit(3) * 0x104 + bit(2) * 0x82 + bit(1) * 0x41, 22),
         (false, 4) => (bit(3) * 0x102 + bit(2) * 0x81 + bit(1) * 0x40, 13),
