@@ -99,25 +99,31 @@ pub fn field_port(prefix: &str, field: &str) -> String {
     format!("{prefix}_{field}")
 }
 
-/// Lists every difference between two layouts, with field paths; empty when they agree.
+/// Lists every difference between the layout of a bundle (`ours`, described as `our_side`) and
+/// the fields it is connected to (`theirs`, `their_side`), with field paths; empty when they
+/// agree.
 pub fn layout_mismatches(
     path: &str,
-    expected: &[(&str, u32)],
-    actual: &[(String, u32)],
+    (ours, our_side): (&[(&str, u32)], &str),
+    (theirs, their_side): (&[(String, u32)], &str),
 ) -> Vec<String> {
     let mut out = Vec::new();
-    for (name, w) in expected {
-        match actual.iter().find(|(n, _)| n == name) {
-            None => out.push(format!("`{path}.{name}` ({w} bits) is missing")),
-            Some((_, aw)) if aw != w => out.push(format!(
-                "`{path}.{name}` is {w} bits on one side and {aw} on the other"
+    for (name, w) in ours {
+        match theirs.iter().find(|(n, _)| n == name) {
+            None => out.push(format!(
+                "`{path}.{name}` ({w} bits) is missing from {their_side}"
+            )),
+            Some((_, tw)) if tw != w => out.push(format!(
+                "`{path}.{name}` is {w} bits in {our_side} but {tw} bits in {their_side}"
             )),
             _ => {}
         }
     }
-    for (name, w) in actual {
-        if !expected.iter().any(|(n, _)| n == name) {
-            out.push(format!("`{path}.{name}` ({w} bits) is not in the bundle"));
+    for (name, w) in theirs {
+        if !ours.iter().any(|(n, _)| n == name) {
+            out.push(format!(
+                "`{path}.{name}` ({w} bits) of {their_side} is missing from {our_side}"
+            ));
         }
     }
     out
@@ -142,7 +148,11 @@ impl<T: Bundle> BundleDriver<T> {
             .iter()
             .map(|(n, s)| (n.to_string(), s.width()))
             .collect();
-        let diffs = layout_mismatches(&self.name, &expected, &actual);
+        let diffs = layout_mismatches(
+            &self.name,
+            (&expected, "the driven bundle"),
+            (&actual, "the driving bundle"),
+        );
         if !diffs.is_empty() {
             ctx::with(|c| {
                 c.error(

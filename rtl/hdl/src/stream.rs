@@ -150,7 +150,12 @@ impl Instance {
     ) -> bool {
         let prefix = format!("{port}_");
         let actual: Vec<(String, u32)> = self.payload_ports(&prefix, input);
-        let diffs = layout_mismatches(port, expected, &actual);
+        let side = if input {
+            "the instance's input ports"
+        } else {
+            "the instance's output ports"
+        };
+        let diffs = layout_mismatches(port, (expected, "the stream"), (&actual, side));
         if diffs.is_empty() {
             return true;
         }
