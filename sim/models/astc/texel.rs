@@ -139,7 +139,8 @@ pub fn partition_endpoints(bits: u128, layout: &Layout, p: u32) -> Endpoints {
 /// The texel of a void-extent block.
 pub fn void_extent_texel(hdr: bool, rgba: [u16; 4], profile: Profile) -> Texel {
     match (profile, hdr) {
-        (Profile::Hdr, true) => Texel { rgba, encoding: TexelEncoding::Fp16, error: false },
+        // astcenc: the FP16 colour passes through f32, which quiets signalling NaNs.
+        (Profile::Hdr, true) => Texel { rgba: rgba.map(quiet_nan), encoding: TexelEncoding::Fp16, error: false },
         (Profile::Hdr, false) => {
             Texel { rgba: rgba.map(unorm16_to_fp16), encoding: TexelEncoding::Fp16, error: false }
         }
@@ -149,6 +150,15 @@ pub fn void_extent_texel(hdr: bool, rgba: [u16; 4], profile: Profile) -> Texel {
         (Profile::LdrSrgb, false) => {
             Texel { rgba: rgba.map(|c| (c >> 8) * 257), encoding: TexelEncoding::Unorm16, error: false }
         }
+    }
+}
+
+/// Sets the quiet bit of an FP16 NaN (as a round trip through `f32` does).
+pub fn quiet_nan(h: u16) -> u16 {
+    if h & 0x7C00 == 0x7C00 && h & 0x3FF != 0 {
+        h | 0x200
+    } else {
+        h
     }
 }
 
