@@ -1,1 +1,2 @@
 //! Integration testbenches.
+mod astc_model;

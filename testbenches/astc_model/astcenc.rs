@@ -49,7 +49,11 @@ impl Drop for Scratch {
 }
 
 fn run(args: &[&std::ffi::OsStr]) {
-    let out = Command::new(binary()).args(args).arg("-silent").output().expect("run astcenc");
+    let out = Command::new(binary())
+        .args(args)
+        .arg("-silent")
+        .output()
+        .expect("run astcenc");
     assert!(
         out.status.success(),
         "astcenc {:?} failed: {}\n{}",
@@ -64,14 +68,25 @@ pub fn decompress(scratch: &Scratch, tag: &str, file: &AstcFile, profile: Profil
     let input = scratch.path(&format!("{tag}.astc"));
     let output = scratch.path(&format!("{tag}-{profile}.ktx"));
     file.write(&input).expect("write .astc");
-    run(&[profile.astcenc_decode_flag().as_ref(), input.as_os_str(), output.as_os_str()]);
+    run(&[
+        profile.astcenc_decode_flag().as_ref(),
+        input.as_os_str(),
+        output.as_os_str(),
+    ]);
     let bytes = std::fs::read(&output).expect("read astcenc output");
     let _ = std::fs::remove_file(&output);
     ktx::read(&bytes).unwrap_or_else(|e| panic!("astcenc output {}: {e}", output.display()))
 }
 
 /// Compresses a KTX image file with astcenc (`-cl`, `-cs` or `-ch`) and reads the result.
-pub fn compress(scratch: &Scratch, tag: &str, ktx_bytes: &[u8], fp: Footprint, profile: Profile, preset: &str) -> AstcFile {
+pub fn compress(
+    scratch: &Scratch,
+    tag: &str,
+    ktx_bytes: &[u8],
+    fp: Footprint,
+    profile: Profile,
+    preset: &str,
+) -> AstcFile {
     let input = scratch.path(&format!("{tag}-src.ktx"));
     let output = scratch.path(&format!("{tag}.astc"));
     std::fs::write(&input, ktx_bytes).expect("write source image");
@@ -81,6 +96,12 @@ pub fn compress(scratch: &Scratch, tag: &str, ktx_bytes: &[u8], fp: Footprint, p
         Profile::Hdr => "-ch",
     };
     let fps = fp.to_string();
-    run(&[flag.as_ref(), input.as_os_str(), output.as_os_str(), fps.as_ref(), preset.as_ref()]);
+    run(&[
+        flag.as_ref(),
+        input.as_os_str(),
+        output.as_os_str(),
+        fps.as_ref(),
+        preset.as_ref(),
+    ]);
     AstcFile::read(&output).unwrap_or_else(|e| panic!("astcenc output {}: {e}", output.display()))
 }

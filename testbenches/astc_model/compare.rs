@@ -2,7 +2,9 @@
 
 use super::astcenc::{self, Scratch};
 use super::ktx::KtxImage;
-use rendergen_sim::models::astc::{decode_block, decode_texel, AstcFile, Footprint, Profile, Texel};
+use rendergen_sim::models::astc::{
+    decode_block, decode_texel, AstcFile, Footprint, Profile, Texel,
+};
 
 /// Which texels also go through the single-texel path (`decode_texel`); all texels always go
 /// through `decode_block`.
@@ -30,8 +32,24 @@ fn hex(v: [u16; 4], profile: Profile) -> String {
 
 /// Compares the model with astcenc on every block of `file`. `label(i)` describes block `i`.
 /// Panics with the first mismatches (footprint, profile, block, texel, both values).
-pub fn check_file(file: &AstcFile, profile: Profile, reference: &KtxImage, single: SingleTexel, label: &dyn Fn(usize) -> String) {
+pub fn check_file(
+    file: &AstcFile,
+    profile: Profile,
+    reference: &KtxImage,
+    single: SingleTexel,
+    label: &dyn Fn(usize) -> String,
+) {
     let fp: Footprint = file.footprint;
+    assert_eq!(
+        (reference.width, reference.height),
+        (file.width, file.height),
+        "astcenc output size"
+    );
+    assert_eq!(
+        reference.half,
+        !profile.is_ldr(),
+        "astcenc output type (8-bit for LDR, FP16 for HDR)"
+    );
     let mut failures = Vec::new();
     let mut count = 0usize;
     for by in 0..file.blocks_y() {
@@ -50,10 +68,16 @@ pub fn check_file(file: &AstcFile, profile: Profile, reference: &KtxImage, singl
                     let mut got = vec![("decode_block", whole)];
                     let sample = match single {
                         SingleTexel::All => true,
-                        SingleTexel::Every(n) => (tx + ty + index as u32) % n == 0 || (tx, ty) == (fp.w() - 1, fp.h() - 1),
+                        SingleTexel::Every(n) => {
+                            matches!((tx + ty + index as u32) % n, 0)
+                                || (tx, ty) == (fp.w() - 1, fp.h() - 1)
+                        }
                     };
                     if sample {
-                        got.push(("decode_texel", value(&decode_texel(block, fp, profile, tx, ty), profile)));
+                        got.push((
+                            "decode_texel",
+                            value(&decode_texel(block, fp, profile, tx, ty), profile),
+                        ));
                     }
                     for (path, v) in got {
                         if v != want {
@@ -82,7 +106,14 @@ pub fn check_file(file: &AstcFile, profile: Profile, reference: &KtxImage, singl
 
 /// Packs `blocks` into an image about square in blocks (padding with copies of the first
 /// block), decodes it with astcenc under `profile` and checks every texel.
-pub fn check_blocks(tag: &str, fp: Footprint, profile: Profile, blocks: &[[u8; 16]], single: SingleTexel, label: &dyn Fn(usize) -> String) {
+pub fn check_blocks(
+    tag: &str,
+    fp: Footprint,
+    profile: Profile,
+    blocks: &[[u8; 16]],
+    single: SingleTexel,
+    label: &dyn Fn(usize) -> String,
+) {
     let scratch = Scratch::new(&format!("{tag}-{fp}-{profile}"));
     let file = pack(fp, blocks);
     let reference = astcenc::decompress(&scratch, tag, &file, profile);

@@ -30,7 +30,12 @@ fn set_bits(block: u128, start: u32, count: u32, value: u128) -> u128 {
 pub fn structured(rng: &mut Rng, modes: &[u32]) -> u128 {
     let mut b = rng.next_u128();
     if rng.below(16) != 0 {
-        b = set_bits(b, 0, 11, modes[rng.below(modes.len() as u32) as usize] as u128);
+        b = set_bits(
+            b,
+            0,
+            11,
+            modes[rng.below(modes.len() as u32) as usize] as u128,
+        );
     }
     // Bias towards fewer colour values so more blocks have enough colour bits.
     let parts = [0, 0, 1, 1, 2, 3][rng.below(6) as usize];
@@ -77,7 +82,11 @@ pub fn labels(block: u128, fp: Footprint) -> Vec<String> {
     match BlockKind::parse(block, fp) {
         BlockKind::VoidExtent { hdr, rgba } => {
             let nonfinite = hdr && rgba.iter().any(|c| c & 0x7C00 == 0x7C00);
-            vec![format!("void-{}{}", if hdr { "hdr" } else { "ldr" }, if nonfinite { "-nonfinite" } else { "" })]
+            vec![format!(
+                "void-{}{}",
+                if hdr { "hdr" } else { "ldr" },
+                if nonfinite { "-nonfinite" } else { "" }
+            )]
         }
         BlockKind::Illegal(r) => vec![format!("illegal-{r:?}")],
         BlockKind::Normal(l) => {
@@ -103,7 +112,10 @@ pub fn labels(block: u128, fp: Footprint) -> Vec<String> {
 
 /// Labels every footprint together must cover.
 pub fn required_labels() -> Vec<String> {
-    let mut v: Vec<String> = ["void-ldr", "void-hdr", "void-hdr-nonfinite"].iter().map(|s| s.to_string()).collect();
+    let mut v: Vec<String> = ["void-ldr", "void-hdr", "void-hdr-nonfinite"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     for r in [
         "ReservedBlockMode",
         "VoidExtentReservedBits",

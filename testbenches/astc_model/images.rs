@@ -19,7 +19,12 @@ fn pattern(x: u32, y: u32, rng: &mut Rng, scale: f32) -> [f32; 4] {
     let c = match (left, top) {
         (true, true) => [u, v, 1.0 - u * v, 1.0],
         (false, true) => [v, v, v, u],
-        (true, false) => [rng.unit(), rng.unit() * 0.5 + 0.25, rng.unit(), 0.5 + rng.unit() * 0.5],
+        (true, false) => [
+            rng.unit(),
+            rng.unit() * 0.5 + 0.25,
+            rng.unit(),
+            0.5 + rng.unit() * 0.5,
+        ],
         (false, false) => match (x / 3 + y / 5) % 4 {
             0 => [1.0, 0.1, 0.1, 1.0],
             1 => [0.1, 0.9, 0.2, 0.6],
@@ -49,9 +54,15 @@ fn f32_to_f16(f: f32) -> u16 {
 pub fn source(profile: Profile) -> Vec<u8> {
     let mut rng = Rng::new(0xA57C_0001);
     let scale = if profile.is_ldr() { 1.0 } else { 24.0 };
-    let px: Vec<[f32; 4]> = (0..H).flat_map(|y| (0..W).map(move |x| (x, y))).map(|(x, y)| pattern(x, y, &mut rng, scale)).collect();
+    let px: Vec<[f32; 4]> = (0..H)
+        .flat_map(|y| (0..W).map(move |x| (x, y)))
+        .map(|(x, y)| pattern(x, y, &mut rng, scale))
+        .collect();
     if profile.is_ldr() {
-        let bytes: Vec<u8> = px.iter().flat_map(|p| p.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)).collect();
+        let bytes: Vec<u8> = px
+            .iter()
+            .flat_map(|p| p.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8))
+            .collect();
         ktx::write_rgba8(W, H, &bytes)
     } else {
         let halfs: Vec<u16> = px.iter().flat_map(|p| p.map(f32_to_f16)).collect();
@@ -69,7 +80,9 @@ pub fn check_profile(profile: Profile, presets: &[&str]) {
             let tag = format!("img-{fp}{preset}");
             let file = astcenc::compress(&scratch, &tag, &src, fp, profile, preset);
             let reference = astcenc::decompress(&scratch, &tag, &file, profile);
-            check_file(&file, profile, &reference, SingleTexel::All, &|_| format!("image {preset}"));
+            check_file(&file, profile, &reference, SingleTexel::All, &|_| {
+                format!("image {preset}")
+            });
         }
     }
 }

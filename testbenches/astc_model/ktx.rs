@@ -2,7 +2,9 @@
 //! decompressed output). astcenc drops channels it finds redundant when writing (L, LA, RGB);
 //! the reader expands them back to RGBA.
 
-const IDENT: [u8; 12] = [0xAB, b'K', b'T', b'X', b' ', b'1', b'1', 0xBB, b'\r', b'\n', 0x1A, b'\n'];
+const IDENT: [u8; 12] = [
+    0xAB, b'K', b'T', b'X', b' ', b'1', b'1', 0xBB, b'\r', b'\n', 0x1A, b'\n',
+];
 const GL_UNSIGNED_BYTE: u32 = 0x1401;
 const GL_HALF_FLOAT: u32 = 0x140B;
 const GL_RED: u32 = 0x1903;
@@ -24,13 +26,33 @@ impl KtxImage {
     /// RGBA of texel (x, y).
     pub fn texel(&self, x: u32, y: u32) -> [u16; 4] {
         let i = 4 * (x + y * self.width) as usize;
-        [self.data[i], self.data[i + 1], self.data[i + 2], self.data[i + 3]]
+        [
+            self.data[i],
+            self.data[i + 1],
+            self.data[i + 2],
+            self.data[i + 3],
+        ]
     }
 }
 
 fn header(gl_type: u32, type_size: u32, internal: u32, w: u32, h: u32, image_size: u32) -> Vec<u8> {
     let mut out = IDENT.to_vec();
-    let fields = [0x0403_0201, gl_type, type_size, GL_RGBA, internal, GL_RGBA, w, h, 0, 0, 1, 1, 0, image_size];
+    let fields = [
+        0x0403_0201,
+        gl_type,
+        type_size,
+        GL_RGBA,
+        internal,
+        GL_RGBA,
+        w,
+        h,
+        0,
+        0,
+        1,
+        1,
+        0,
+        image_size,
+    ];
     for f in fields {
         out.extend_from_slice(&f.to_le_bytes());
     }
@@ -101,5 +123,10 @@ pub fn read(bytes: &[u8]) -> Result<KtxImage, String> {
             out.extend_from_slice(&px);
         }
     }
-    Ok(KtxImage { width: w, height: h, half, data: out })
+    Ok(KtxImage {
+        width: w,
+        height: h,
+        half,
+        data: out,
+    })
 }

@@ -24,7 +24,10 @@ pub fn feature_blocks(fp: Footprint) -> (Vec<[u8; 16]>, Vec<String>) {
             for nonfinite in [false, true] {
                 for _ in 0..4 {
                     let b = gen::void_extent(&mut rng, hdr, kind, nonfinite);
-                    names.push(format!("void kind {kind} hdr {hdr} {}", gen::labels(b, fp).join(" ")));
+                    names.push(format!(
+                        "void kind {kind} hdr {hdr} {}",
+                        gen::labels(b, fp).join(" ")
+                    ));
                     out.push(b.to_le_bytes());
                 }
             }
@@ -35,7 +38,10 @@ pub fn feature_blocks(fp: Footprint) -> (Vec<[u8; 16]>, Vec<String>) {
     for _ in 0..400_000 {
         let b = gen::structured(&mut rng, &modes);
         let labels = gen::labels(b, fp);
-        if labels.iter().any(|l| counts.get(l).copied().unwrap_or(0) < PER_LABEL) {
+        if labels
+            .iter()
+            .any(|l| counts.get(l).copied().unwrap_or(0) < PER_LABEL)
+        {
             for l in &labels {
                 *counts.entry(l.clone()).or_default() += 1;
             }
@@ -55,11 +61,19 @@ pub fn features() {
             seen.extend(n.split(' ').map(str::to_string));
         }
         for profile in Profile::ALL {
-            check_blocks("features", fp, profile, &blocks, SingleTexel::All, &|i| names[i].clone());
+            check_blocks("features", fp, profile, &blocks, SingleTexel::All, &|i| {
+                names[i].clone()
+            });
         }
     }
-    let missing: Vec<_> = gen::required_labels().into_iter().filter(|l| !seen.contains(l)).collect();
-    assert!(missing.is_empty(), "feature blocks do not cover: {missing:?}");
+    let missing: Vec<_> = gen::required_labels()
+        .into_iter()
+        .filter(|l| !seen.contains(l))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "feature blocks do not cover: {missing:?}"
+    );
 }
 
 /// `RANDOM_BLOCKS` random and `STRUCTURED_BLOCKS` structured-random blocks per footprint under
@@ -68,9 +82,26 @@ pub fn random(profile: Profile) {
     for fp in Footprint::ALL {
         let mut rng = Rng::new(0x5EED_0000 ^ ((fp.w() as u64) << 8 | fp.h() as u64));
         let modes = gen::legal_modes(fp);
-        let mut blocks: Vec<[u8; 16]> = (0..RANDOM_BLOCKS).map(|_| rng.next_u128().to_le_bytes()).collect();
-        blocks.extend((0..STRUCTURED_BLOCKS).map(|_| gen::structured(&mut rng, &modes).to_le_bytes()));
-        let label = |i: usize| if i < RANDOM_BLOCKS { "random".to_string() } else { "structured".to_string() };
-        check_blocks("random", fp, profile, &blocks, SingleTexel::Every(7), &label);
+        let mut blocks: Vec<[u8; 16]> = (0..RANDOM_BLOCKS)
+            .map(|_| rng.next_u128().to_le_bytes())
+            .collect();
+        blocks.extend(
+            (0..STRUCTURED_BLOCKS).map(|_| gen::structured(&mut rng, &modes).to_le_bytes()),
+        );
+        let label = |i: usize| {
+            if i < RANDOM_BLOCKS {
+                "random".to_string()
+            } else {
+                "structured".to_string()
+            }
+        };
+        check_blocks(
+            "random",
+            fp,
+            profile,
+            &blocks,
+            SingleTexel::Every(7),
+            &label,
+        );
     }
 }

@@ -13,21 +13,32 @@ pub fn decode_block(block: &[u8; 16], fp: Footprint, profile: Profile) -> Vec<Te
 }
 
 /// [`decode_block`], also returning the work a whole-block decode does.
-pub fn decode_block_traced(block: &[u8; 16], fp: Footprint, profile: Profile) -> (Vec<Texel>, DecodeWork) {
+pub fn decode_block_traced(
+    block: &[u8; 16],
+    fp: Footprint,
+    profile: Profile,
+) -> (Vec<Texel>, DecodeWork) {
     let n = fp.texels() as usize;
     let bits = block_bits(block);
     let layout = match BlockKind::parse(bits, fp) {
         BlockKind::VoidExtent { hdr, rgba } => {
-            return (vec![void_extent_texel(hdr, rgba, profile); n], DecodeWork::default())
+            return (
+                vec![void_extent_texel(hdr, rgba, profile); n],
+                DecodeWork::default(),
+            )
         }
         BlockKind::Illegal(_) => return (vec![Texel::error(profile); n], DecodeWork::default()),
         BlockKind::Normal(l) => l,
     };
-    let endpoints: Vec<_> = (0..layout.partitions).map(|p| partition_endpoints(bits, &layout, p)).collect();
+    let endpoints: Vec<_> = (0..layout.partitions)
+        .map(|p| partition_endpoints(bits, &layout, p))
+        .collect();
     let q = layout.mode.weight_quant;
     let count = layout.mode.weight_count();
     let stream = layout.weight_stream(bits);
-    let grid: Vec<u32> = (0..count).map(|i| unquantize_weight(q, decode_value(&stream, q, i))).collect();
+    let grid: Vec<u32> = (0..count)
+        .map(|i| unquantize_weight(q, decode_value(&stream, q, i)))
+        .collect();
     let planes = if layout.mode.dual_plane { 2 } else { 1 };
     let mut texels = Vec::with_capacity(n);
     for y in 0..fp.h() {
@@ -47,7 +58,9 @@ pub fn decode_block_traced(block: &[u8; 16], fp: Footprint, profile: Profile) ->
     }
     let work = DecodeWork {
         endpoint_pairs: layout.partitions,
-        colour_values: (0..layout.partitions).map(|p| values_of(layout.cem(p))).sum(),
+        colour_values: (0..layout.partitions)
+            .map(|p| values_of(layout.cem(p)))
+            .sum(),
         grid_weights: count,
     };
     (texels, work)

@@ -74,7 +74,12 @@ pub fn decode(mode: u32) -> Option<BlockMode> {
         };
     }
     let weight_quant = Quant::from_index((r - 2 + 6 * high) as usize);
-    Some(BlockMode { grid_w: w, grid_h: h, dual_plane: dual, weight_quant })
+    Some(BlockMode {
+        grid_w: w,
+        grid_h: h,
+        dual_plane: dual,
+        weight_quant,
+    })
 }
 
 #[cfg(test)]

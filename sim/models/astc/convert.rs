@@ -14,7 +14,11 @@ pub fn unorm16_to_fp16(c: u16) -> u16 {
         return c << 8;
     }
     let e = 15 - c.leading_zeros() as u16; // position of the leading one, 2..=15
-    let mant = if e >= 10 { (c >> (e - 10)) & 0x3FF } else { (c << (10 - e)) & 0x3FF };
+    let mant = if e >= 10 {
+        (c >> (e - 10)) & 0x3FF
+    } else {
+        (c << (10 - e)) & 0x3FF
+    };
     ((e - 1) << 10) | mant
 }
 
@@ -66,7 +70,7 @@ mod tests {
         assert_eq!(unorm16_to_fp16(0xFFFF), 0x3C00);
         assert_eq!(unorm16_to_fp16(0x8000), 0x3800); // 0.5
         assert_eq!(unorm16_to_fp16(0xFF00), (14 << 10) | 0x3F8);
-        assert_eq!(unorm16_to_fp16(4), (1 << 10) | 0); // 2^-14, smallest normal
+        assert_eq!(unorm16_to_fp16(4), 1 << 10); // 2^-14, smallest normal
         for c in 1..=0xFFFEu16 {
             let f = fp16_to_f32(unorm16_to_fp16(c)) as f64;
             let exact = c as f64 / 65536.0;

@@ -35,8 +35,14 @@ pub fn unquantize_colour(q: Quant, v: u32) -> i32 {
         (false, 3) => (bit(2) * 0x105 + bit(1) * 0x82, 26),
         (true, 4) => (bit(3) * 0x104 + bit(2) * 0x82 + bit(1) * 0x41, 22),
         (false, 4) => (bit(3) * 0x102 + bit(2) * 0x81 + bit(1) * 0x40, 13),
-        (true, 5) => (bit(4) * 0x102 + bit(3) * 0x81 + bit(2) * 0x40 + bit(1) * 0x20, 11),
-        (false, 5) => (bit(4) * 0x101 + bit(3) * 0x80 + bit(2) * 0x40 + bit(1) * 0x20, 6),
+        (true, 5) => (
+            bit(4) * 0x102 + bit(3) * 0x81 + bit(2) * 0x40 + bit(1) * 0x20,
+            11,
+        ),
+        (false, 5) => (
+            bit(4) * 0x101 + bit(3) * 0x80 + bit(2) * 0x40 + bit(1) * 0x20,
+            6,
+        ),
         (true, 6) => {
             let b = bit(5) * 0x101 + bit(4) * 0x80 + bit(3) * 0x40 + bit(2) * 0x20 + bit(1) * 0x10;
             (b, 5)
@@ -79,7 +85,11 @@ fn clamp8(c: [i32; 4]) -> [i32; 4] {
 }
 
 fn ldr(e0: [i32; 4], e1: [i32; 4]) -> Endpoints {
-    Endpoints { e0, e1, hdr: [false; 4] }
+    Endpoints {
+        e0,
+        e1,
+        hdr: [false; 4],
+    }
 }
 
 /// Decodes the endpoints of mode `cem` from its unquantised values `v` (2..=8 of them).
@@ -100,7 +110,12 @@ pub fn decode(cem: u32, v: &[i32]) -> Endpoints {
             ldr(clamp8(e0), clamp8(e1))
         }
         6 => ldr(
-            [(v[0] * v[3]) >> 8, (v[1] * v[3]) >> 8, (v[2] * v[3]) >> 8, 255],
+            [
+                (v[0] * v[3]) >> 8,
+                (v[1] * v[3]) >> 8,
+                (v[2] * v[3]) >> 8,
+                255,
+            ],
             [v[0], v[1], v[2], 255],
         ),
         8 | 12 => {
@@ -108,14 +123,21 @@ pub fn decode(cem: u32, v: &[i32]) -> Endpoints {
             if v[1] + v[3] + v[5] >= v[0] + v[2] + v[4] {
                 ldr([v[0], v[2], v[4], a0], [v[1], v[3], v[5], a1])
             } else {
-                ldr(blue_contract([v[1], v[3], v[5], a1]), blue_contract([v[0], v[2], v[4], a0]))
+                ldr(
+                    blue_contract([v[1], v[3], v[5], a1]),
+                    blue_contract([v[0], v[2], v[4], a0]),
+                )
             }
         }
         9 | 13 => {
             let (d0, b0) = bit_transfer_signed(v[1], v[0]);
             let (d1, b1) = bit_transfer_signed(v[3], v[2]);
             let (d2, b2) = bit_transfer_signed(v[5], v[4]);
-            let (d3, b3) = if cem == 13 { bit_transfer_signed(v[7], v[6]) } else { (0, 255) };
+            let (d3, b3) = if cem == 13 {
+                bit_transfer_signed(v[7], v[6])
+            } else {
+                (0, 255)
+            };
             let base = [b0, b1, b2, b3];
             let sum = [b0 + d0, b1 + d1, b2 + d2, b3 + d3];
             if d0 + d1 + d2 >= 0 {
@@ -125,7 +147,12 @@ pub fn decode(cem: u32, v: &[i32]) -> Endpoints {
             }
         }
         10 => ldr(
-            [(v[0] * v[3]) >> 8, (v[1] * v[3]) >> 8, (v[2] * v[3]) >> 8, v[4]],
+            [
+                (v[0] * v[3]) >> 8,
+                (v[1] * v[3]) >> 8,
+                (v[2] * v[3]) >> 8,
+                v[4],
+            ],
             [v[0], v[1], v[2], v[5]],
         ),
         _ => super::endpoints_hdr::decode(cem, v),
@@ -141,7 +168,11 @@ mod tests {
         for qi in 4..Quant::COUNT {
             let q = Quant::from_index(qi);
             let mut vals: Vec<i32> = (0..q.levels()).map(|v| unquantize_colour(q, v)).collect();
-            assert!(vals.contains(&0) && vals.contains(&255), "range {}", q.levels());
+            assert!(
+                vals.contains(&0) && vals.contains(&255),
+                "range {}",
+                q.levels()
+            );
             vals.sort();
             vals.dedup();
             assert_eq!(vals.len() as u32, q.levels(), "range {}", q.levels());

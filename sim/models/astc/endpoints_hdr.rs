@@ -6,22 +6,35 @@ use super::endpoints::Endpoints;
 const ONE: i32 = 0x780;
 
 fn hdr_rgb(e0: [i32; 3], e1: [i32; 3]) -> Endpoints {
-    Endpoints { e0: [e0[0], e0[1], e0[2], ONE], e1: [e1[0], e1[1], e1[2], ONE], hdr: [true; 4] }
+    Endpoints {
+        e0: [e0[0], e0[1], e0[2], ONE],
+        e1: [e1[0], e1[1], e1[2], ONE],
+        hdr: [true; 4],
+    }
 }
 
 /// Decodes HDR endpoint mode `cem` (2, 3, 7, 11, 14, 15) from unquantised values `v`.
 pub fn decode(cem: u32, v: &[i32]) -> Endpoints {
     match cem {
         2 => {
-            let (y0, y1) =
-                if v[1] >= v[0] { (v[0] << 4, v[1] << 4) } else { ((v[1] << 4) + 8, (v[0] << 4) - 8) };
+            let (y0, y1) = if v[1] >= v[0] {
+                (v[0] << 4, v[1] << 4)
+            } else {
+                ((v[1] << 4) + 8, (v[0] << 4) - 8)
+            };
             hdr_rgb([y0; 3], [y1; 3])
         }
         3 => {
             let (y0, d) = if v[0] & 0x80 != 0 {
-                (((v[1] & 0xE0) << 4) | ((v[0] & 0x7F) << 2), (v[1] & 0x1F) << 2)
+                (
+                    ((v[1] & 0xE0) << 4) | ((v[0] & 0x7F) << 2),
+                    (v[1] & 0x1F) << 2,
+                )
             } else {
-                (((v[1] & 0xF0) << 4) | ((v[0] & 0x7F) << 1), (v[1] & 0x0F) << 1)
+                (
+                    ((v[1] & 0xF0) << 4) | ((v[0] & 0x7F) << 1),
+                    (v[1] & 0x0F) << 1,
+                )
             };
             let y1 = (y0 + d).min(0xFFF);
             hdr_rgb([y0; 3], [y1; 3])
@@ -148,7 +161,14 @@ fn mode11(v: &[i32]) -> Endpoints {
     let mut vd0 = sext(v[4] & 0x7F);
     let mut vd1 = sext(v[5] & 0x7F);
     let x = |val: i32, b: i32| (val >> b) & 1;
-    let (x0, x1, x2, x3, x4, x5) = (x(v[2], 6), x(v[3], 6), x(v[4], 6), x(v[5], 6), x(v[4], 5), x(v[5], 5));
+    let (x0, x1, x2, x3, x4, x5) = (
+        x(v[2], 6),
+        x(v[3], 6),
+        x(v[4], 6),
+        x(v[5], 6),
+        x(v[4], 5),
+        x(v[5], 5),
+    );
     let ohm = 1 << mode;
     let on = |mask: i32| ohm & mask != 0;
     if on(0xA4) {

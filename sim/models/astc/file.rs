@@ -54,19 +54,44 @@ impl fmt::Display for AstcFileError {
         use AstcFileError::*;
         match self {
             Io(e) => write!(f, "cannot read .astc file: {e}"),
-            NoHeader { actual } => write!(f, ".astc file too short for its 16-byte header ({actual} bytes)"),
-            BadMagic { found } => write!(f, "not an .astc file: magic is 0x{found:08X}, expected 0x{MAGIC:08X}"),
-            Unsupported3dFootprint { x, y, z } => write!(f, "unsupported 3D block footprint {x}x{y}x{z}"),
+            NoHeader { actual } => write!(
+                f,
+                ".astc file too short for its 16-byte header ({actual} bytes)"
+            ),
+            BadMagic { found } => write!(
+                f,
+                "not an .astc file: magic is 0x{found:08X}, expected 0x{MAGIC:08X}"
+            ),
+            Unsupported3dFootprint { x, y, z } => {
+                write!(f, "unsupported 3D block footprint {x}x{y}x{z}")
+            }
             UnsupportedFootprint { x, y } => write!(f, "unsupported 2D block footprint {x}x{y}"),
-            ZeroSize { width, height, depth } => write!(f, "image size {width}x{height}x{depth} has a zero dimension"),
-            UnsupportedSize { width, height, depth } => {
+            ZeroSize {
+                width,
+                height,
+                depth,
+            } => write!(
+                f,
+                "image size {width}x{height}x{depth} has a zero dimension"
+            ),
+            UnsupportedSize {
+                width,
+                height,
+                depth,
+            } => {
                 write!(f, "unsupported image size {width}x{height}x{depth} (max {MAX_DIMENSION}x{MAX_DIMENSION}x1)")
             }
             Truncated { expected, actual } => {
-                write!(f, ".astc file truncated: expected {expected} bytes, found {actual}")
+                write!(
+                    f,
+                    ".astc file truncated: expected {expected} bytes, found {actual}"
+                )
             }
             TrailingData { expected, actual } => {
-                write!(f, ".astc file has trailing data: expected {expected} bytes, found {actual}")
+                write!(
+                    f,
+                    ".astc file has trailing data: expected {expected} bytes, found {actual}"
+                )
             }
         }
     }
@@ -83,8 +108,17 @@ impl From<std::io::Error> for AstcFileError {
 impl AstcFile {
     /// A file with the given blocks. Panics if the block count does not match the size.
     pub fn new(footprint: Footprint, width: u32, height: u32, blocks: Vec<[u8; 16]>) -> AstcFile {
-        let f = AstcFile { footprint, width, height, blocks };
-        assert_eq!(f.blocks.len(), (f.blocks_x() * f.blocks_y()) as usize, "block count");
+        let f = AstcFile {
+            footprint,
+            width,
+            height,
+            blocks,
+        };
+        assert_eq!(
+            f.blocks.len(),
+            (f.blocks_x() * f.blocks_y()) as usize,
+            "block count"
+        );
         f
     }
 
@@ -106,7 +140,9 @@ impl AstcFile {
     /// Parses a whole file's bytes.
     pub fn parse(bytes: &[u8]) -> Result<AstcFile, AstcFileError> {
         if bytes.len() < 16 {
-            return Err(AstcFileError::NoHeader { actual: bytes.len() });
+            return Err(AstcFileError::NoHeader {
+                actual: bytes.len(),
+            });
         }
         let found = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         if found != MAGIC {
@@ -120,21 +156,43 @@ impl AstcFile {
         let dim = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], 0]);
         let (width, height, depth) = (dim(7), dim(10), dim(13));
         if width == 0 || height == 0 || depth == 0 {
-            return Err(AstcFileError::ZeroSize { width, height, depth });
+            return Err(AstcFileError::ZeroSize {
+                width,
+                height,
+                depth,
+            });
         }
         if width > MAX_DIMENSION || height > MAX_DIMENSION || depth != 1 {
-            return Err(AstcFileError::UnsupportedSize { width, height, depth });
+            return Err(AstcFileError::UnsupportedSize {
+                width,
+                height,
+                depth,
+            });
         }
         let count = (width.div_ceil(footprint.w()) * height.div_ceil(footprint.h())) as usize;
         let expected = 16 + 16 * count;
         if bytes.len() < expected {
-            return Err(AstcFileError::Truncated { expected, actual: bytes.len() });
+            return Err(AstcFileError::Truncated {
+                expected,
+                actual: bytes.len(),
+            });
         }
         if bytes.len() > expected {
-            return Err(AstcFileError::TrailingData { expected, actual: bytes.len() });
+            return Err(AstcFileError::TrailingData {
+                expected,
+                actual: bytes.len(),
+            });
         }
-        let blocks = bytes[16..].chunks_exact(16).map(|c| c.try_into().expect("16-byte chunk")).collect();
-        Ok(AstcFile { footprint, width, height, blocks })
+        let blocks = bytes[16..]
+            .chunks_exact(16)
+            .map(|c| c.try_into().expect("16-byte chunk"))
+            .collect();
+        Ok(AstcFile {
+            footprint,
+            width,
+            height,
+            blocks,
+        })
     }
 
     /// Reads and parses a file from disk.

@@ -73,7 +73,11 @@ impl Layout {
 
     /// The colour endpoint sequence.
     pub fn colour_stream(&self, block: u128) -> Stream {
-        Stream::new(block, self.colour_start, self.colour_quant.sequence_bits(self.colour_values))
+        Stream::new(
+            block,
+            self.colour_start,
+            self.colour_quant.sequence_bits(self.colour_values),
+        )
     }
 
     /// The weight sequence (the block with its bits reversed, read from bit 0).
@@ -130,7 +134,10 @@ fn parse_void_extent(block: u128) -> BlockKind {
         return BlockKind::Illegal(IllegalReason::VoidExtentCoordinates);
     }
     let rgba = [0, 1, 2, 3].map(|i| bits(block, 64 + 16 * i, 16) as u16);
-    BlockKind::VoidExtent { hdr: bits(block, 9, 1) == 1, rgba }
+    BlockKind::VoidExtent {
+        hdr: bits(block, 9, 1) == 1,
+        rgba,
+    }
 }
 
 fn parse_normal(block: u128, mode: u32, fp: Footprint) -> Result<Layout, IllegalReason> {
@@ -186,7 +193,10 @@ fn parse_normal(block: u128, mode: u32, fp: Footprint) -> Result<Layout, Illegal
         below_weights -= 2;
         ccs = bits(block, below_weights, 2);
     }
-    let colour_values: u32 = cems[..partitions as usize].iter().map(|&c| values_of(c as u32)).sum();
+    let colour_values: u32 = cems[..partitions as usize]
+        .iter()
+        .map(|&c| values_of(c as u32))
+        .sum();
     if colour_values > 18 {
         return Err(TooManyColourValues);
     }

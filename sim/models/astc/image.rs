@@ -38,7 +38,11 @@ impl Image {
 /// Decodes every block of `file` under `profile`.
 pub fn decode_image(file: &AstcFile, profile: Profile) -> Image {
     let fp = file.footprint;
-    let encoding = if profile.is_ldr() { TexelEncoding::Unorm16 } else { TexelEncoding::Fp16 };
+    let encoding = if profile.is_ldr() {
+        TexelEncoding::Unorm16
+    } else {
+        TexelEncoding::Fp16
+    };
     let mut texels = vec![Texel::error(profile); (file.width * file.height) as usize];
     for by in 0..file.blocks_y() {
         for bx in 0..file.blocks_x() {
@@ -53,5 +57,10 @@ pub fn decode_image(file: &AstcFile, profile: Profile) -> Image {
             }
         }
     }
-    Image { width: file.width, height: file.height, encoding, texels }
+    Image {
+        width: file.width,
+        height: file.height,
+        encoding,
+        texels,
+    }
 }

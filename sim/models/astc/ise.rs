@@ -66,7 +66,13 @@ impl Quant {
 
     /// Number of representable values (3·2^n, 5·2^n or 2^n).
     pub fn levels(self) -> u32 {
-        let m = if self.trit() { 3 } else if self.quint() { 5 } else { 1 };
+        let m = if self.trit() {
+            3
+        } else if self.quint() {
+            5
+        } else {
+            1
+        };
         m << self.bits()
     }
 

@@ -11,6 +11,7 @@
 //! * [`partition`]: the partition hash.
 //! * [`endpoints`]: colour unquantisation and the 16 colour endpoint modes.
 //! * [`weights`]: weight unquantisation and bilinear grid infill for one texel.
+//! * [`interpolate`]: endpoint interpolation per profile (weight application, spec C.2.19).
 //! * [`texel`]: the single-texel decode ([`decode_texel`]) and whole-block decode ([`decode_block`]).
 //! * [`convert`]: UNORM16/LNS to FP16 and the 8-bit output of `astcenc`.
 //! * [`image`] and [`file`]: whole images and the `.astc` container.
@@ -23,16 +24,18 @@ pub mod endpoints_hdr;
 pub mod file;
 pub mod header;
 pub mod image;
+pub mod interpolate;
 pub mod ise;
 pub mod partition;
 pub mod texel;
 pub mod weights;
 
+pub use block::{decode_block, decode_block_traced};
 pub use file::{AstcFile, AstcFileError};
 pub use header::{BlockInfo, BlockKind, IllegalReason};
 pub use image::{decode_image, Image};
-pub use block::{decode_block, decode_block_traced};
 pub use texel::{decode_texel, decode_texel_traced, DecodeWork, Texel, TexelEncoding};
+pub use weights::Infill;
 
 use std::fmt;
 
@@ -145,6 +148,13 @@ pub(crate) fn bits(block: u128, start: u32, count: u32) -> u32 {
     if start >= 128 || count == 0 {
         return 0;
     }
-    let mask = if count >= 32 { u32::MAX as u128 } else { (1u128 << count) - 1 };
+    let mask = if count >= 32 {
+        u32::MAX as u128
+    } else {
+        (1u128 << count) - 1
+    };
     ((block >> start) & mask) as u32
 }
+
+#[cfg(test)]
+mod tests;

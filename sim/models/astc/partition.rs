@@ -24,7 +24,11 @@ pub fn select(seed: u32, x: u32, y: u32, count: u32, small_block: bool) -> u32 {
     if count <= 1 {
         return 0;
     }
-    let (x, y) = if small_block { (x << 1, y << 1) } else { (x, y) };
+    let (x, y) = if small_block {
+        (x << 1, y << 1)
+    } else {
+        (x, y)
+    };
     let seed = seed + (count - 1) * 1024;
     let rnum = hash52(seed);
     let nib = |shift: u32| {
@@ -47,9 +51,15 @@ pub fn select(seed: u32, x: u32, y: u32, count: u32, small_block: bool) -> u32 {
         nib(30),
     ];
     let (sh1, sh2) = if seed & 1 == 1 {
-        (if seed & 2 != 0 { 4 } else { 5 }, if count == 3 { 6 } else { 5 })
+        (
+            if seed & 2 != 0 { 4 } else { 5 },
+            if count == 3 { 6 } else { 5 },
+        )
     } else {
-        (if count == 3 { 6 } else { 5 }, if seed & 2 != 0 { 4 } else { 5 })
+        (
+            if count == 3 { 6 } else { 5 },
+            if seed & 2 != 0 { 4 } else { 5 },
+        )
     };
     let sh3 = if seed & 0x10 != 0 { sh1 } else { sh2 };
     for (i, v) in s.iter_mut().enumerate() {

@@ -4,9 +4,10 @@
 //! partition, that partition's 2..=8 colour values, and per plane the (at most four) grid
 //! weights with a non-zero infill factor. [`DecodeWork`] counts that work.
 
-use super::convert::{lns_to_fp16, unorm16_to_fp16};
+use super::convert::unorm16_to_fp16;
 use super::endpoints::{self, Endpoints};
 use super::header::{values_of, BlockKind, Layout};
+pub use super::interpolate::{interpolate, quiet_nan, void_extent_texel};
 use super::ise::decode_value;
 use super::weights::{unquantize_weight, Infill};
 use super::{block_bits, partition, Footprint, Profile};
@@ -39,9 +40,17 @@ impl Texel {
     /// The error colour: opaque magenta (LDR) or NaN (HDR).
     pub fn error(profile: Profile) -> Texel {
         if profile.is_ldr() {
-            Texel { rgba: [0xFFFF, 0, 0xFFFF, 0xFFFF], encoding: TexelEncoding::Unorm16, error: true }
+            Texel {
+                rgba: [0xFFFF, 0, 0xFFFF, 0xFFFF],
+                encoding: TexelEncoding::Unorm16,
+                error: true,
+            }
         } else {
-            Texel { rgba: [HDR_ERROR; 4], encoding: TexelEncoding::Fp16, error: true }
+            Texel {
+                rgba: [HDR_ERROR; 4],
+                encoding: TexelEncoding::Fp16,
+                error: true,
+            }
         }
     }
 
@@ -92,14 +101,22 @@ pub fn decode_texel_traced(
     x: u32,
     y: u32,
 ) -> (Texel, DecodeWork) {
-    assert!(x < fp.w() && y < fp.h(), "texel ({x},{y}) outside {fp} block");
+    assert!(
+        x < fp.w() && y < fp.h(),
+        "texel ({x},{y}) outside {fp} block"
+    );
     let bits = block_bits(block);
     let layout = match BlockKind::parse(bits, fp) {
-        BlockKind::VoidExtent { hdr, rgba } => return (void_extent_texel(hdr, rgba, profile), DecodeWork::default()),
+        BlockKind::VoidExtent { hdr, rgba } => {
+            return (void_extent_texel(hdr, rgba, profile), DecodeWork::default())
+        }
         BlockKind::Illegal(_) => return (Texel::error(profile), DecodeWork::default()),
         BlockKind::Normal(l) => l,
     };
-    let mut work = DecodeWork { endpoint_pairs: 1, ..DecodeWork::default() };
+    let mut work = DecodeWork {
+        endpoint_pairs: 1,
+        ..DecodeWork::default()
+    };
     // Step 1: the texel's partition.
     let p = partition::select(layout.seed, x, y, layout.partitions, fp.texels() < 31);
     // Step 2: that partition's endpoints only.
@@ -111,14 +128,15 @@ pub fn decode_texel_traced(
     let planes = if layout.mode.dual_plane { 2 } else { 1 };
     let mut w = [0u32; 2];
     for (plane, wp) in w.iter_mut().enumerate().take(planes) {
-        let mut corner = [0u32; 4];
-        for i in 0..4 {
-            if infill.factor[i] != 0 {
-                let raw = decode_value(&stream, layout.mode.weight_quant, infill.index[i] * planes as u32 + plane as u32);
-                corner[i] = unquantize_weight(layout.mode.weight_quant, raw);
-                work.grid_weights += 1;
+        let q = layout.mode.weight_quant;
+        let corner: [u32; 4] = std::array::from_fn(|i| {
+            if infill.factor[i] == 0 {
+                return 0; // not needed: no decode
             }
-        }
+            work.grid_weights += 1;
+            let raw = decode_value(&stream, q, infill.index[i] * planes as u32 + plane as u32);
+            unquantize_weight(q, raw)
+        });
         *wp = infill.combine(corner);
     }
     // Step 4: interpolate.
@@ -131,79 +149,12 @@ pub fn partition_endpoints(bits: u128, layout: &Layout, p: u32) -> Endpoints {
     let first = layout.colour_offset(p);
     let cem = layout.cem(p);
     let v: Vec<i32> = (0..values_of(cem))
-        .map(|i| endpoints::unquantize_colour(layout.colour_quant, decode_value(&stream, layout.colour_quant, first + i)))
+        .map(|i| {
+            endpoints::unquantize_colour(
+                layout.colour_quant,
+                decode_value(&stream, layout.colour_quant, first + i),
+            )
+        })
         .collect();
     endpoints::decode(cem, &v)
-}
-
-/// The texel of a void-extent block.
-pub fn void_extent_texel(hdr: bool, rgba: [u16; 4], profile: Profile) -> Texel {
-    match (profile, hdr) {
-        // astcenc: the FP16 colour passes through f32, which quiets signalling NaNs.
-        (Profile::Hdr, true) => Texel { rgba: rgba.map(quiet_nan), encoding: TexelEncoding::Fp16, error: false },
-        (Profile::Hdr, false) => {
-            Texel { rgba: rgba.map(unorm16_to_fp16), encoding: TexelEncoding::Fp16, error: false }
-        }
-        (_, true) => Texel::error(profile),
-        (Profile::LdrLinear, false) => Texel { rgba, encoding: TexelEncoding::Unorm16, error: false },
-        // astcenc: sRGB keeps the top 8 bits of the constant colour, rescaled by 257.
-        (Profile::LdrSrgb, false) => {
-            Texel { rgba: rgba.map(|c| (c >> 8) * 257), encoding: TexelEncoding::Unorm16, error: false }
-        }
-    }
-}
-
-/// Sets the quiet bit of an FP16 NaN (as a round trip through `f32` does).
-pub fn quiet_nan(h: u16) -> u16 {
-    if h & 0x7C00 == 0x7C00 && h & 0x3FF != 0 {
-        h | 0x200
-    } else {
-        h
-    }
-}
-
-/// Interpolates endpoints `ep` with plane weights `w` (0..=64); the CCS channel uses `w[1]`.
-pub fn interpolate(ep: &Endpoints, w: [u32; 2], layout: &Layout, profile: Profile) -> Texel {
-    let lerp = |a: i32, b: i32, w: i32| (a * (64 - w) + b * w + 32) >> 6;
-    let weight = |c: usize| {
-        if layout.mode.dual_plane && c as u32 == layout.ccs {
-            w[1] as i32
-        } else {
-            w[0] as i32
-        }
-    };
-    let mut rgba = [0u16; 4];
-    match profile {
-        Profile::LdrLinear | Profile::LdrSrgb if ep.hdr.iter().any(|&h| h) => {
-            // astcenc: HDR endpoints in an LDR profile become the endpoint colour
-            // (0xFF00, 0, 0xFF00, 0xFF00) for the texels of that partition.
-            let e = [0xFF00, 0, 0xFF00, 0xFF00];
-            for c in 0..4 {
-                rgba[c] = if profile == Profile::LdrSrgb { (e[c] >> 8) * 257 } else { e[c] };
-            }
-            return Texel { rgba, encoding: TexelEncoding::Unorm16, error: true };
-        }
-        Profile::LdrLinear => {
-            for c in 0..4 {
-                rgba[c] = lerp(ep.e0[c] * 257, ep.e1[c] * 257, weight(c)) as u16;
-            }
-        }
-        Profile::LdrSrgb => {
-            // astcenc: sRGB endpoints are interpolated as 8-bit values, then scaled by 257.
-            for c in 0..4 {
-                rgba[c] = (lerp(ep.e0[c], ep.e1[c], weight(c)) * 257) as u16;
-            }
-        }
-        Profile::Hdr => {
-            for c in 0..4 {
-                rgba[c] = if ep.hdr[c] {
-                    lns_to_fp16(lerp(ep.e0[c] << 4, ep.e1[c] << 4, weight(c)) as u16)
-                } else {
-                    unorm16_to_fp16(lerp(ep.e0[c] * 257, ep.e1[c] * 257, weight(c)) as u16)
-                };
-            }
-            return Texel { rgba, encoding: TexelEncoding::Fp16, error: false };
-        }
-    }
-    Texel { rgba, encoding: TexelEncoding::Unorm16, error: false }
 }

@@ -57,7 +57,10 @@ impl Infill {
         let w01 = fs - w11;
         let w00 = 16 + w11 - fs - ft;
         let v0 = js + jt * gw;
-        Infill { index: [v0, v0 + 1, v0 + gw, v0 + gw + 1], factor: [w00, w01, w10, w11] }
+        Infill {
+            index: [v0, v0 + 1, v0 + gw, v0 + gw + 1],
+            factor: [w00, w01, w10, w11],
+        }
     }
 
     /// Number of grid weights actually needed (non-zero factors), 1..=4.
