@@ -32,21 +32,63 @@ pub enum AstcFileError {
     /// The file could not be read from disk.
     Io(std::io::Error),
     /// Fewer than 16 bytes: no complete header.
-    NoHeader { actual: usize },
+    NoHeader {
+        /// File length in bytes.
+        actual: usize,
+    },
     /// The first four bytes are not the magic number.
-    BadMagic { found: u32 },
+    BadMagic {
+        /// The value found (little-endian).
+        found: u32,
+    },
     /// A block dimension of z ≠ 1 (a 3D footprint).
-    Unsupported3dFootprint { x: u8, y: u8, z: u8 },
+    Unsupported3dFootprint {
+        /// Block width.
+        x: u8,
+        /// Block height.
+        y: u8,
+        /// Block depth.
+        z: u8,
+    },
     /// Block dimensions that are not one of the 14 2D footprints.
-    UnsupportedFootprint { x: u8, y: u8 },
+    UnsupportedFootprint {
+        /// Block width.
+        x: u8,
+        /// Block height.
+        y: u8,
+    },
     /// Image width, height or depth of zero.
-    ZeroSize { width: u32, height: u32, depth: u32 },
+    ZeroSize {
+        /// Image width.
+        width: u32,
+        /// Image height.
+        height: u32,
+        /// Image depth.
+        depth: u32,
+    },
     /// Image larger than [`MAX_DIMENSION`] or deeper than one slice.
-    UnsupportedSize { width: u32, height: u32, depth: u32 },
+    UnsupportedSize {
+        /// Image width.
+        width: u32,
+        /// Image height.
+        height: u32,
+        /// Image depth.
+        depth: u32,
+    },
     /// Fewer bytes than the header's size requires.
-    Truncated { expected: usize, actual: usize },
+    Truncated {
+        /// Bytes the header's size needs (header + blocks).
+        expected: usize,
+        /// Bytes present.
+        actual: usize,
+    },
     /// More bytes than the header's size requires.
-    TrailingData { expected: usize, actual: usize },
+    TrailingData {
+        /// Bytes the header's size needs (header + blocks).
+        expected: usize,
+        /// Bytes present.
+        actual: usize,
+    },
 }
 
 impl fmt::Display for AstcFileError {

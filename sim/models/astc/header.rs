@@ -100,7 +100,12 @@ pub fn is_hdr_cem(cem: u32) -> bool {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BlockKind {
     /// Constant-colour block; `hdr` means FP16 colour (else UNORM16). RGBA from bits 64..127.
-    VoidExtent { hdr: bool, rgba: [u16; 4] },
+    VoidExtent {
+        /// The colour is FP16 (block bit 9), else UNORM16.
+        hdr: bool,
+        /// R, G, B, A from block bits 64..79, 80..95, 96..111, 112..127.
+        rgba: [u16; 4],
+    },
     /// Illegal or reserved encoding: every texel is the error colour.
     Illegal(IllegalReason),
     /// A normal block.
@@ -217,4 +222,40 @@ fn parse_normal(block: u128, mode: u32, fp: Footprint) -> Result<Layout, Illegal
         colour_values,
         weight_bits,
     })
+}
+
+/// One-line summary, e.g. `grid 6x5 weights 0..7 partitions 2 (seed 634) cem [12, 8] colour 0..23`.
+impl fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlockKind::VoidExtent { hdr, rgba } => {
+                let kind = if *hdr { "fp16" } else { "unorm16" };
+                write!(
+                    f,
+                    "void-extent {kind} rgba {:04X} {:04X} {:04X} {:04X}",
+                    rgba[0], rgba[1], rgba[2], rgba[3]
+                )
+            }
+            BlockKind::Illegal(r) => write!(f, "illegal ({r})"),
+            BlockKind::Normal(l) => {
+                let m = &l.mode;
+                write!(
+                    f,
+                    "grid {}x{} weights 0..{}",
+                    m.grid_w,
+                    m.grid_h,
+                    m.weight_quant.levels() - 1
+                )?;
+                if m.dual_plane {
+                    write!(f, " dual-plane ccs {}", l.ccs)?;
+                }
+                write!(f, " partitions {}", l.partitions)?;
+                if l.partitions > 1 {
+                    write!(f, " (seed {})", l.seed)?;
+                }
+                let cems = &l.cems[..l.partitions as usize];
+                write!(f, " cem {cems:?} colour 0..{}", l.colour_quant.levels() - 1)
+            }
+        }
+    }
 }

@@ -16,6 +16,8 @@
 //! * [`convert`]: UNORM16/LNS to FP16 and the 8-bit output of `astcenc`.
 //! * [`image`] and [`file`]: whole images and the `.astc` container.
 
+#![warn(missing_docs)]
+
 pub mod block;
 pub mod block_mode;
 pub mod convert;

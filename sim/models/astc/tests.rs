@@ -120,3 +120,17 @@ fn single_texel_matches_whole_block_and_does_less_work() {
     }
     assert!(legal > 1000, "only {legal} legal blocks");
 }
+
+#[test]
+fn block_info_summary() {
+    let fp = Footprint::parse("4x4").unwrap();
+    let info = BlockInfo::parse(block_bits(&rgb_direct_block()), fp);
+    assert_eq!(
+        info.to_string(),
+        "grid 4x4 weights 0..7 partitions 1 cem [8] colour 0..255"
+    );
+    assert_eq!(
+        BlockInfo::parse(0, fp).to_string(),
+        "illegal (ReservedBlockMode)"
+    );
+}
