@@ -50,7 +50,7 @@ pub fn fp16_to_f32(h: u16) -> f32 {
     }
 }
 
-/// The 8-bit value `astcenc` stores for a decoded value `f`: clamp to [0,1], ×255, round to
+/// The 8-bit value `astcenc` stores for a decoded value `f`: clamp to 0..=1, ×255, round to
 /// nearest (ties to even; the only tie, 127.5, rounds to 128 either way). NaN maps to `None`
 /// (astcenc writes the error colour for NaN texels).
 pub fn f32_to_unorm8(f: f32) -> Option<u8> {

@@ -14,7 +14,7 @@
 //! * [`interpolate`]: endpoint interpolation per profile (weight application, spec C.2.19).
 //! * [`texel`]: the single-texel decode ([`decode_texel`]) and whole-block decode ([`decode_block`]).
 //! * [`convert`]: UNORM16/LNS to FP16 and the 8-bit output of `astcenc`.
-//! * [`image`] and [`file`]: whole images and the `.astc` container.
+//! * [`image`] and [`mod@file`]: whole images and the `.astc` container.
 
 #![warn(missing_docs)]
 
