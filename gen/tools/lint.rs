@@ -1,0 +1,121 @@
+//! The lint flow: Verilator `--lint-only -Wall`, Yosys `synth` + `check -assert`, and
+//! `iverilog -g2005` on the emitted files.
+
+use super::run::{run_tool, write_design, ToolError, WorkDir};
+use crate::verilog::top_name;
+use rendergen_hdl::ir::Design;
+use std::fmt;
+use std::process::Command;
+use std::time::Duration;
+
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What one tool said.
+#[derive(Clone, Debug)]
+pub struct ToolOutput {
+    /// Program name.
+    pub tool: String,
+    /// Exited successfully.
+    pub passed: bool,
+    /// Warning and error lines.
+    pub messages: Vec<String>,
+}
+
+impl ToolOutput {
+    /// Passed with no warnings.
+    pub fn is_clean(&self) -> bool {
+        self.passed && self.messages.is_empty()
+    }
+}
+
+/// Results of [`lint`], one entry per tool.
+#[derive(Clone, Debug)]
+pub struct LintReport {
+    /// Top module name.
+    pub top: String,
+    /// Verilator, Yosys, iverilog.
+    pub tools: Vec<ToolOutput>,
+}
+
+impl LintReport {
+    /// Every tool passed without a warning.
+    pub fn is_clean(&self) -> bool {
+        self.tools.iter().all(ToolOutput::is_clean)
+    }
+}
+
+impl fmt::Display for LintReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for t in &self.tools {
+            let state = match (t.passed, t.messages.is_empty()) {
+                (true, true) => "clean".to_string(),
+                (true, false) => format!("{} warning(s)", t.messages.len()),
+                (false, _) => "FAILED".to_string(),
+            };
+            writeln!(f, "{:<10} {state}", t.tool)?;
+            for m in &t.messages {
+                writeln!(f, "    {m}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn output(tool: &str, code: Option<i32>, text: &str, keep: impl Fn(&str) -> bool) -> ToolOutput {
+    ToolOutput {
+        tool: tool.into(),
+        passed: code == Some(0),
+        messages: text
+            .lines()
+            .filter(|l| keep(l))
+            .map(str::to_string)
+            .collect(),
+    }
+}
+
+/// Lints the emitted Verilog of `design` with the three tools. A tool that is not installed is
+/// a [`ToolError::Missing`]; lint findings are in the report, not errors.
+pub fn lint(design: &Design) -> Result<LintReport, ToolError> {
+    let dir = WorkDir::new("lint")?;
+    let files = write_design(design, dir.path())?;
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let top = top_name(design);
+    let mut tools = Vec::new();
+
+    let v = run_tool(
+        Command::new("verilator")
+            .args(["--lint-only", "-Wall", "--top-module", &top])
+            .args(&names),
+        dir.path(),
+        TIMEOUT,
+    )?;
+    tools.push(output("verilator", v.code, &v.combined(), |l| {
+        l.starts_with("%Warning") || l.starts_with("%Error")
+    }));
+
+    let script = format!(
+        "read_verilog {}; synth -top {top}; check -assert",
+        names.join(" ")
+    );
+    let y = run_tool(
+        Command::new("yosys").args(["-q", "-p", &script]),
+        dir.path(),
+        TIMEOUT,
+    )?;
+    tools.push(output("yosys", y.code, &y.combined(), |l| {
+        let l = l.to_ascii_lowercase();
+        l.contains("warning") || l.contains("error")
+    }));
+
+    let i = run_tool(
+        Command::new("iverilog")
+            .args(["-g2005", "-Wall", "-o", "/dev/null", "-s", &top])
+            .args(&names),
+        dir.path(),
+        TIMEOUT,
+    )?;
+    tools.push(output("iverilog", i.code, &i.combined(), |l| {
+        !l.trim().is_empty()
+    }));
+    Ok(LintReport { top, tools })
+}

@@ -1,0 +1,9 @@
+//! External tool flows: lint ([`lint`]: Verilator, Yosys, iverilog) and synthesis ([`synth`]:
+//! Yosys generic / iCE40 / ECP5) of an emitted design, plus the process runner shared with
+//! co-simulation and benchmarking (timeouts, temporary directories, missing-tool messages).
+
+mod lint;
+mod run;
+
+pub use lint::{lint, LintReport, ToolOutput};
+pub use run::{run_tool, write_design, ToolError, WorkDir};

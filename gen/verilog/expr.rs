@@ -1,0 +1,232 @@
+//! Verilog expressions for IR operations.
+//!
+//! Every operand is a declared signal of exactly its IR width or a sized literal, and every
+//! expression is assigned to a signal of exactly the node's width, so Verilog's
+//! context-determined widths never widen or truncate anything: `a + b` of two 8-bit signals into
+//! an 8-bit wire wraps exactly like the IR. Signed operations go through `$signed(...)`, and
+//! extensions are written out as concatenations. Bit-selects of constants (illegal in Verilog)
+//! are folded here.
+
+use super::names::Names;
+use rendergen_hdl::ir::{BinOp, ModuleDef, NodeId, Op, UnOp};
+use rendergen_hdl::Bits;
+
+/// `[w-1:0] ` for vectors, nothing for 1-bit signals.
+pub(crate) fn range(width: u32) -> String {
+    if width == 1 {
+        String::new()
+    } else {
+        format!("[{}:0] ", width - 1)
+    }
+}
+
+/// Bits `lo..lo+width` of `b`.
+pub(crate) fn bits_slice(b: &Bits, lo: u32, width: u32) -> Bits {
+    let mut words = vec![0u64; (width as usize).div_ceil(64)];
+    for i in 0..width {
+        if b.bit(lo + i) {
+            words[(i / 64) as usize] |= 1 << (i % 64);
+        }
+    }
+    Bits::from_words(&words, width)
+}
+
+/// `b` sign- or zero-extended to `width`.
+pub(crate) fn bits_extend(b: &Bits, width: u32, signed: bool) -> Bits {
+    let mut out = b.resized(width);
+    if signed && b.bit(b.width() - 1) {
+        let mut words = out.words().to_vec();
+        for i in b.width()..width {
+            words[(i / 64) as usize] |= 1 << (i % 64);
+        }
+        out = Bits::from_words(&words, width);
+    }
+    out
+}
+
+/// Prints expressions of one module.
+pub(crate) struct Exprs<'a> {
+    /// The module.
+    pub def: &'a ModuleDef,
+    /// Its names.
+    pub names: &'a Names,
+}
+
+/// How a node's value is printed.
+pub(crate) enum Body {
+    /// `assign name = expr;`
+    Assign(String),
+    /// `always @*` with `case (index)`: the items (label, value) and the default value.
+    Case {
+        /// Selector.
+        index: String,
+        /// `(label, value)` pairs.
+        items: Vec<(String, String)>,
+        /// Value for every other index.
+        default: String,
+    },
+}
+
+impl Exprs<'_> {
+    /// Reference to a node: its name, or a literal for constants.
+    pub fn r(&self, id: NodeId) -> String {
+        match &self.def.node(id).op {
+            Op::Const(b) => b.to_verilog(),
+            _ => {
+                let n = &self.names.node[id as usize];
+                debug_assert!(!n.is_empty(), "node {id} has no name");
+                n.clone()
+            }
+        }
+    }
+
+    fn width(&self, id: NodeId) -> u32 {
+        self.def.node(id).width
+    }
+
+    /// The value of node `id` (a computed node).
+    pub fn body(&self, id: NodeId) -> Body {
+        let node = self.def.node(id);
+        let w = node.width;
+        let e = match &node.op {
+            Op::Wire(Some(d)) => self.r(*d),
+            Op::Unary(op, a) => {
+                let sym = match op {
+                    UnOp::Not => "~",
+                    UnOp::Neg => "-",
+                    UnOp::RedAnd => "&",
+                    UnOp::RedOr => "|",
+                    UnOp::RedXor => "^",
+                };
+                format!("{sym}{}", self.r(*a))
+            }
+            Op::Binary(op, a, b) => self.binary(*op, *a, *b),
+            Op::Mux {
+                sel,
+                on_true,
+                on_false,
+            } => format!(
+                "{} ? {} : {}",
+                self.r(*sel),
+                self.r(*on_true),
+                self.r(*on_false)
+            ),
+            Op::Concat(parts) => {
+                let p: Vec<String> = parts.iter().map(|p| self.r(*p)).collect();
+                format!("{{{}}}", p.join(", "))
+            }
+            Op::Slice { a, lo } => self.slice(*a, *lo, w),
+            Op::Extend { a, signed } => self.extend(*a, w, *signed),
+            Op::Select {
+                index,
+                cases,
+                default,
+            } => {
+                let iw = self.width(*index);
+                let items = cases
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| iw >= 64 || (*i as u64) < (1u64 << iw))
+                    .map(|(i, c)| (format!("{iw}'d{i}"), self.r(*c)))
+                    .collect();
+                return self.case(*index, items, self.r(*default));
+            }
+            Op::Lut { index, table } => {
+                let iw = self.width(*index);
+                let items = table
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, v)| (iw >= 64 || (*i as u64) < (1u64 << iw)) && v.hex() != "0")
+                    .map(|(i, v)| (format!("{iw}'d{i}"), v.to_verilog()))
+                    .collect();
+                return self.case(*index, items, Bits::zero(w).to_verilog());
+            }
+            other => unreachable!("not a computed node: {other:?}"),
+        };
+        Body::Assign(e)
+    }
+
+    fn case(&self, index: NodeId, items: Vec<(String, String)>, default: String) -> Body {
+        if items.is_empty() {
+            return Body::Assign(default);
+        }
+        Body::Case {
+            index: self.r(index),
+            items,
+            default,
+        }
+    }
+
+    fn binary(&self, op: BinOp, a: NodeId, b: NodeId) -> String {
+        let (x, y) = (self.r(a), self.r(b));
+        let sym = match op {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::And => "&",
+            BinOp::Or => "|",
+            BinOp::Xor => "^",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Sra => return format!("$signed({x}) >>> {y}"),
+            BinOp::SLt => return format!("$signed({x}) < $signed({y})"),
+            BinOp::SLe => return format!("$signed({x}) <= $signed({y})"),
+        };
+        format!("{x} {sym} {y}")
+    }
+
+    fn slice(&self, a: NodeId, lo: u32, w: u32) -> String {
+        let aw = self.width(a);
+        if let Op::Const(b) = &self.def.node(a).op {
+            return bits_slice(b, lo, w).to_verilog();
+        }
+        let x = self.r(a);
+        if lo == 0 && w == aw {
+            x
+        } else if w == 1 {
+            format!("{x}[{lo}]")
+        } else {
+            format!("{x}[{}:{lo}]", lo + w - 1)
+        }
+    }
+
+    fn extend(&self, a: NodeId, w: u32, signed: bool) -> String {
+        let aw = self.width(a);
+        if let Op::Const(b) = &self.def.node(a).op {
+            return bits_extend(b, w, signed).to_verilog();
+        }
+        let x = self.r(a);
+        let n = w - aw;
+        if n == 0 {
+            x
+        } else if !signed {
+            format!("{{{n}'h0, {x}}}")
+        } else if aw == 1 {
+            format!("{{{w}{{{x}}}}}")
+        } else {
+            format!("{{{{{n}{{{x}[{}]}}}}, {x}}}", aw - 1)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constant_folding() {
+        let b = Bits::from_u128(0xf0u128 << 60, 72);
+        assert_eq!(bits_slice(&b, 64, 8).to_u64(), 0xf);
+        assert_eq!(
+            bits_extend(&Bits::from_u64(0x80, 8), 70, true).hex(),
+            "3fffffffffffffff80"
+        );
+        assert_eq!(bits_extend(&Bits::from_u64(0x80, 8), 70, false).hex(), "80");
+        assert_eq!(range(1), "");
+        assert_eq!(range(8), "[7:0] ");
+    }
+}
