@@ -2,4 +2,9 @@
 //! the testbench kit (stream drivers, monitors, scoreboards, watchdog) and the reference models
 //! (golden models that RTL is checked against; they never depend on the RTL they check).
 
+pub mod engine;
+pub mod kit;
 pub mod models;
+pub mod vcd;
+
+pub use engine::{InputId, OutputId, PortInfo, SignalId, SimError, Simulator, Trace, TraceCycle};

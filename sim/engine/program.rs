@@ -1,0 +1,255 @@
+//! The compiled evaluation program: what [`compile`](super::compile) produces from a flattened
+//! netlist and what [`exec`](super::exec) interprets.
+//!
+//! Every live signal owns a *slot*: one `u64` word in the value vector for widths ≤ 64, or
+//! `ceil(width / 64)` consecutive words for wider signals. Bits above a signal's width are always
+//! zero. Aliases (wires, zero extensions of narrow values, muxes with a constant select) share
+//! their source's slot, so they cost nothing.
+//!
+//! The program is deliberately plain data (no closures, no trait objects): a future backend that
+//! generates specialised code can take a [`Program`] (or the netlist) and replace the interpreter
+//! without touching the simulator's API.
+
+use rendergen_hdl::ir::{BinOp, UnOp};
+
+/// Index of a slot (first word of a value) in the value vector.
+pub(crate) type Slot = u32;
+
+/// Marks "no slot" (a dead node, or an absent enable).
+pub(crate) const NONE: Slot = u32::MAX;
+
+/// Mask of the low `w` bits, `1 ≤ w ≤ 64`.
+#[inline(always)]
+pub(crate) fn mask(w: u8) -> u64 {
+    u64::MAX >> (64 - w as u32)
+}
+
+/// One instruction of the narrow (≤ 64-bit) fast path. `d` is the destination slot; other
+/// fields are operand slots unless noted; `w` is the result width (or operand width for
+/// reductions and signed comparisons).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ins {
+    /// `d = a`.
+    Copy { d: Slot, a: Slot },
+    /// `d = !a & mask(w)`.
+    Not { d: Slot, a: Slot, w: u8 },
+    /// `d = -a & mask(w)`.
+    Neg { d: Slot, a: Slot, w: u8 },
+    /// `d = a == mask(w)` (`w` is the operand width).
+    RedAnd { d: Slot, a: Slot, w: u8 },
+    /// `d = a != 0`.
+    RedOr { d: Slot, a: Slot },
+    /// `d = parity(a)`.
+    RedXor { d: Slot, a: Slot },
+    /// `d = (a + b) & mask(w)`.
+    Add { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = (a - b) & mask(w)`.
+    Sub { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = (a * b) & mask(w)`.
+    Mul { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = a & b`.
+    And { d: Slot, a: Slot, b: Slot },
+    /// `d = a | b`.
+    Or { d: Slot, a: Slot, b: Slot },
+    /// `d = a ^ b`.
+    Xor { d: Slot, a: Slot, b: Slot },
+    /// `d = (a << b) & mask(w)`, 0 when `b ≥ w`.
+    Shl { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = a >> b`, 0 when `b ≥ w`.
+    Shr { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// Arithmetic `a >> b` at width `w`, sign fill when `b ≥ w`.
+    Sra { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = a == b`.
+    Eq { d: Slot, a: Slot, b: Slot },
+    /// `d = a != b`.
+    Ne { d: Slot, a: Slot, b: Slot },
+    /// `d = a < b` (unsigned).
+    Lt { d: Slot, a: Slot, b: Slot },
+    /// `d = a <= b` (unsigned).
+    Le { d: Slot, a: Slot, b: Slot },
+    /// Signed `a < b` at operand width `w`.
+    SLt { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// Signed `a <= b` at operand width `w`.
+    SLe { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = s != 0 ? t : f`.
+    Mux { d: Slot, s: Slot, t: Slot, f: Slot },
+    /// `d = (hi << sh) | lo` (one step of a concatenation).
+    Cat2 { d: Slot, hi: Slot, lo: Slot, sh: u8 },
+    /// `d = (a >> lo) & mask(w)`.
+    Slice { d: Slot, a: Slot, lo: u8, w: u8 },
+    /// Sign extension of the `wa`-bit `a` to `w` bits.
+    Sext { d: Slot, a: Slot, wa: u8, w: u8 },
+    /// `d = v[sel[start + min(idx, n)]]` (entry `start + n` is the default).
+    Select {
+        d: Slot,
+        idx: Slot,
+        start: u32,
+        n: u32,
+    },
+    /// `d = lut[start + idx]` when `idx < n`, else 0.
+    Lut {
+        d: Slot,
+        idx: Slot,
+        start: u32,
+        n: u32,
+    },
+    /// Combinational read of a one-word memory: `d = mem[addr]`, 0 out of range.
+    MemRd { d: Slot, mem: u32, addr: Slot },
+    /// A multi-word operation: `Program::wide[i]`.
+    Wide(u32),
+}
+
+/// An operation on values wider than 64 bits (or with wide operands). Operand widths are kept
+/// so every word count can be derived.
+#[derive(Clone, Debug)]
+pub(crate) enum WideOp {
+    /// `d = a`, `n` words.
+    Copy { d: Slot, a: Slot, n: u32 },
+    /// Saturating index: `d = a` if `a` fits 64 bits, else `u64::MAX` (`n` words).
+    Sat { d: Slot, a: Slot, n: u32 },
+    /// Unary operation; `w` result width, `wa` operand width.
+    Un {
+        op: UnOp,
+        d: Slot,
+        a: Slot,
+        w: u32,
+        wa: u32,
+    },
+    /// Binary operation; `w` result width, `wa`/`wb` operand widths (`b` is a saturated
+    /// narrow amount for shifts).
+    Bin {
+        op: BinOp,
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        w: u32,
+        wa: u32,
+    },
+    /// `d = s ? t : f`, `n` words.
+    Mux {
+        d: Slot,
+        s: Slot,
+        t: Slot,
+        f: Slot,
+        n: u32,
+    },
+    /// Concatenation of `(slot, width)` parts, most significant first.
+    Concat {
+        d: Slot,
+        w: u32,
+        parts: Vec<(Slot, u32)>,
+    },
+    /// `w` bits of `a` from bit `lo`.
+    Slice {
+        d: Slot,
+        a: Slot,
+        wa: u32,
+        lo: u32,
+        w: u32,
+    },
+    /// Zero or sign extension.
+    Extend {
+        d: Slot,
+        a: Slot,
+        wa: u32,
+        w: u32,
+        signed: bool,
+    },
+    /// Indexed select (`idx` is a narrow saturated slot).
+    Select {
+        d: Slot,
+        idx: Slot,
+        cases: Vec<Slot>,
+        default: Slot,
+        n: u32,
+    },
+    /// Table lookup: `table` holds `entries` values of `n` words each.
+    Lut {
+        d: Slot,
+        idx: Slot,
+        table: Vec<u64>,
+        entries: u32,
+        n: u32,
+    },
+    /// Combinational memory read of multi-word entries.
+    MemRd { d: Slot, mem: u32, addr: Slot },
+}
+
+/// Layout of one memory in the memory vector.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemInfo {
+    /// First word.
+    pub base: usize,
+    /// Number of entries.
+    pub depth: u64,
+    /// Words per entry.
+    pub words: u32,
+}
+
+/// A register update at the clock edge: `q = d` (if `en` is `NONE` or nonzero), `n` words.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RegUpdate {
+    pub q: Slot,
+    pub d: Slot,
+    pub en: Slot,
+    pub n: u32,
+}
+
+/// A synchronous reset: `q = reset_values[value..value + n]` when `rst` is high.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RegReset {
+    pub q: Slot,
+    pub value: u32,
+    pub n: u32,
+}
+
+/// A synchronous read port: at the edge, if `en` (or `NONE`), `data = mem[addr]`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SyncRead {
+    pub mem: u32,
+    pub addr: Slot,
+    pub en: Slot,
+    pub data: Slot,
+}
+
+/// A memory write port: at the edge, if `en`, `mem[addr] = data`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MemWrite {
+    pub mem: u32,
+    pub en: Slot,
+    pub addr: Slot,
+    pub data: Slot,
+}
+
+/// A compiled design.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Program {
+    /// Combinational evaluation, levelised, for outputs and state inputs.
+    pub main: Vec<Ins>,
+    /// Named signals that feed nothing in `main` (run only for VCD and `peek_signal`).
+    pub obs: Vec<Ins>,
+    /// Multi-word operations referenced by [`Ins::Wide`].
+    pub wide: Vec<WideOp>,
+    /// Operand slots of narrow selects.
+    pub sel_tab: Vec<Slot>,
+    /// Contents of narrow lookup tables.
+    pub lut_tab: Vec<u64>,
+    /// Memories.
+    pub mems: Vec<MemInfo>,
+    /// Narrow registers without enable (the common case, kept apart for a tight loop).
+    pub regs_plain: Vec<(Slot, Slot)>,
+    /// Every other register.
+    pub regs: Vec<RegUpdate>,
+    /// Synchronous resets.
+    pub resets: Vec<RegReset>,
+    /// Reset values, referenced by `resets`.
+    pub reset_values: Vec<u64>,
+    /// Synchronous read ports, in memory order.
+    pub sync_reads: Vec<SyncRead>,
+    /// Write ports, in memory and declaration order (later wins).
+    pub writes: Vec<MemWrite>,
+    /// Slot of each flat node (`NONE` when eliminated).
+    pub node_slot: Vec<Slot>,
+    /// Words needed by the widest value (scratch size).
+    pub max_words: usize,
+}

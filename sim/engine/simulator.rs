@@ -1,0 +1,345 @@
+//! [`Simulator`]: construction, port and signal handles, poke/peek, stepping, tracing.
+
+use super::compile::compile;
+use super::exec::{edge, eval, Machine};
+use super::names::{named_signals, scope_path};
+use super::program::{Program, Slot};
+use super::*;
+use crate::vcd::SimDump;
+use rendergen_hdl::bits::{mask64, words_for};
+use rendergen_hdl::flatten::Scope;
+use rendergen_hdl::{Bits, FlatNetlist};
+use std::collections::HashMap;
+
+/// A compiled design being simulated. See the [module docs](super) for cycle semantics.
+pub struct Simulator {
+    prog: Program,
+    m: Machine,
+    inputs: Vec<PortInfo>,
+    outputs: Vec<PortInfo>,
+    in_slots: Vec<Slot>,
+    out_slots: Vec<Slot>,
+    /// Named signals: full path, slot, width.
+    signals: Vec<(String, Slot, u32)>,
+    signal_index: HashMap<String, u32>,
+    /// Scope of each signal (for the VCD).
+    signal_scope: Vec<u32>,
+    scopes: Vec<Scope>,
+    node_count: usize,
+    rst: bool,
+    cycle: u64,
+    /// Combinational values are stale (inputs or state changed since the last settle).
+    dirty: bool,
+    /// The observation program has not run since the last settle.
+    obs_dirty: bool,
+    recording: Option<Trace>,
+    vcd: Option<Box<SimDump>>,
+}
+
+impl Simulator {
+    /// Flattens and compiles `design`.
+    pub fn new(design: &Design) -> Result<Simulator, SimError> {
+        let flat = FlatNetlist::new(design);
+        let (prog, m) = compile(&flat)?;
+        let port = |p: &rendergen_hdl::ir::Port| PortInfo {
+            name: p.name.clone(),
+            width: p.width,
+        };
+        let named = named_signals(design, &flat);
+        let mut signals = Vec::with_capacity(named.len());
+        let mut signal_index = HashMap::new();
+        for s in &named {
+            let path = format!("{}.{}", scope_path(&flat, s.scope), s.name);
+            signal_index.insert(path.clone(), signals.len() as u32);
+            signals.push((path, prog.node_slot[s.node as usize], s.width));
+        }
+        Ok(Simulator {
+            inputs: flat.inputs.iter().map(port).collect(),
+            outputs: flat.outputs.iter().map(port).collect(),
+            in_slots: flat
+                .inputs
+                .iter()
+                .map(|p| prog.node_slot[p.node as usize])
+                .collect(),
+            out_slots: flat
+                .outputs
+                .iter()
+                .map(|p| prog.node_slot[p.node as usize])
+                .collect(),
+            signal_scope: named.iter().map(|s| s.scope).collect(),
+            signals,
+            signal_index,
+            scopes: flat.scopes.clone(),
+            node_count: flat.nodes.len(),
+            prog,
+            m,
+            rst: false,
+            cycle: 0,
+            dirty: true,
+            obs_dirty: true,
+            recording: None,
+            vcd: None,
+        })
+    }
+
+    /// Top-level inputs in declaration order.
+    pub fn inputs(&self) -> &[PortInfo] {
+        &self.inputs
+    }
+
+    /// Top-level outputs in declaration order.
+    pub fn outputs(&self) -> &[PortInfo] {
+        &self.outputs
+    }
+
+    /// The input port called `name` (Rust name, e.g. `push_valid`).
+    pub fn input(&self, name: &str) -> Result<InputId, SimError> {
+        match self.inputs.iter().position(|p| p.name == name) {
+            Some(i) => Ok(InputId(i as u32)),
+            None => Err(SimError::UnknownPort {
+                name: name.into(),
+                valid: self.inputs.iter().map(|p| p.name.clone()).collect(),
+            }),
+        }
+    }
+
+    /// The output port called `name`.
+    pub fn output(&self, name: &str) -> Result<OutputId, SimError> {
+        match self.outputs.iter().position(|p| p.name == name) {
+            Some(i) => Ok(OutputId(i as u32)),
+            None => Err(SimError::UnknownPort {
+                name: name.into(),
+                valid: self.outputs.iter().map(|p| p.name.clone()).collect(),
+            }),
+        }
+    }
+
+    /// Input number `index` (panics when out of range).
+    pub fn input_at(&self, index: usize) -> InputId {
+        assert!(
+            index < self.inputs.len(),
+            "input index {index} out of range"
+        );
+        InputId(index as u32)
+    }
+
+    /// Output number `index` (panics when out of range).
+    pub fn output_at(&self, index: usize) -> OutputId {
+        assert!(
+            index < self.outputs.len(),
+            "output index {index} out of range"
+        );
+        OutputId(index as u32)
+    }
+
+    /// Drives input `p` with `v` truncated to the port width (upper words of a wide port are 0).
+    #[inline]
+    pub fn poke(&mut self, p: InputId, v: u64) {
+        let s = self.in_slots[p.0 as usize] as usize;
+        let w = self.inputs[p.0 as usize].width;
+        self.m.v[s] = v & mask64(w);
+        let n = words_for(w);
+        self.m.v[s + 1..s + n].fill(0);
+        self.dirty = true;
+    }
+
+    /// Drives input `p` with `v`, truncated or zero-extended to the port width.
+    pub fn poke_bits(&mut self, p: InputId, v: &Bits) {
+        let s = self.in_slots[p.0 as usize] as usize;
+        let w = self.inputs[p.0 as usize].width;
+        let n = words_for(w);
+        for (i, x) in self.m.v[s..s + n].iter_mut().enumerate() {
+            *x = v.words().get(i).copied().unwrap_or(0);
+        }
+        self.m.v[s + n - 1] &= rendergen_hdl::bits::top_mask(w);
+        self.dirty = true;
+    }
+
+    /// Settles combinational logic if inputs or state changed.
+    #[inline]
+    fn settle(&mut self) {
+        if self.dirty {
+            eval(&self.prog, &self.prog.main, &mut self.m);
+            self.dirty = false;
+            self.obs_dirty = true;
+        }
+    }
+
+    /// Settles and runs the observation program (named signals that feed no output or state).
+    fn settle_all(&mut self) {
+        self.settle();
+        if self.obs_dirty {
+            eval(&self.prog, &self.prog.obs, &mut self.m);
+            self.obs_dirty = false;
+        }
+    }
+
+    /// The low 64 bits of output `p`, settled.
+    #[inline]
+    pub fn peek(&mut self, p: OutputId) -> u64 {
+        self.settle();
+        self.m.v[self.out_slots[p.0 as usize] as usize]
+    }
+
+    /// Output `p` at full width, settled.
+    pub fn peek_bits(&mut self, p: OutputId) -> Bits {
+        let w = self.outputs[p.0 as usize].width;
+        Bits::from_words(self.peek_words(p), w)
+    }
+
+    /// Output `p` as little-endian words, settled (no allocation).
+    pub fn peek_words(&mut self, p: OutputId) -> &[u64] {
+        self.settle();
+        let s = self.out_slots[p.0 as usize] as usize;
+        &self.m.v[s..s + words_for(self.outputs[p.0 as usize].width)]
+    }
+
+    /// The named signal at `path`, e.g. `top.u_fifo.count_q` (names as in the VCD and Verilog).
+    pub fn signal(&self, path: &str) -> Result<SignalId, SimError> {
+        if let Some(i) = self.signal_index.get(path) {
+            return Ok(SignalId(*i));
+        }
+        let scope = path.rsplit_once('.').map(|(s, _)| s).unwrap_or("");
+        let prefix = format!("{scope}.");
+        let mut valid: Vec<String> = (self.signals.iter())
+            .filter(|s| s.0.starts_with(&prefix) && !s.0[prefix.len()..].contains('.'))
+            .map(|s| s.0.clone())
+            .collect();
+        if valid.is_empty() {
+            valid = (0..self.scopes.len() as u32)
+                .map(|s| format!("{}.", self.scope_name(s)))
+                .collect();
+        }
+        Err(SimError::UnknownSignal {
+            path: path.into(),
+            valid,
+        })
+    }
+
+    fn scope_name(&self, s: u32) -> String {
+        let sc = &self.scopes[s as usize];
+        match sc.parent {
+            Some(p) => format!("{}.{}", self.scope_name(p), sc.name),
+            None => sc.name.clone(),
+        }
+    }
+
+    /// Current value of a named signal (settled).
+    pub fn peek_signal(&mut self, s: SignalId) -> Bits {
+        self.settle_all();
+        let (_, slot, w) = self.signals[s.0 as usize];
+        let slot = slot as usize;
+        Bits::from_words(&self.m.v[slot..slot + words_for(w)], w)
+    }
+
+    /// Sets the level of the synchronous reset input.
+    pub fn set_reset(&mut self, on: bool) {
+        self.rst = on;
+    }
+
+    /// Holds reset high for `cycles` edges, then releases it.
+    pub fn reset(&mut self, cycles: u32) {
+        self.set_reset(true);
+        self.run(cycles as u64);
+        self.set_reset(false);
+    }
+
+    /// One clock cycle: settle, record/sample if enabled, rising edge.
+    #[inline]
+    pub fn step(&mut self) {
+        self.settle();
+        if self.recording.is_some() || self.vcd.is_some() {
+            self.observe();
+        }
+        edge(&self.prog, &mut self.m, self.rst);
+        self.dirty = true;
+        self.cycle += 1;
+    }
+
+    #[cold]
+    fn observe(&mut self) {
+        if let Some(mut t) = self.recording.take() {
+            let inputs = (0..self.inputs.len() as u32)
+                .map(|i| self.bits_at(self.in_slots[i as usize], self.inputs[i as usize].width))
+                .collect();
+            let outputs = (0..self.outputs.len() as u32)
+                .map(|i| self.peek_bits(OutputId(i)))
+                .collect();
+            t.cycles.push(TraceCycle {
+                reset: self.rst,
+                inputs,
+                outputs,
+            });
+            self.recording = Some(t);
+        }
+        if self.vcd.is_some() {
+            self.settle_all();
+            let dump = self.vcd.as_mut().expect("tracing");
+            dump.sample(self.cycle, self.rst, &self.m.v);
+        }
+    }
+
+    fn bits_at(&self, slot: Slot, w: u32) -> Bits {
+        Bits::from_words(&self.m.v[slot as usize..slot as usize + words_for(w)], w)
+    }
+
+    /// Runs `cycles` steps with the current inputs.
+    pub fn run(&mut self, cycles: u64) {
+        for _ in 0..cycles {
+            self.step();
+        }
+    }
+
+    /// Edges applied so far.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Starts a VCD dump of every named signal to `out` (replacing any dump in progress without
+    /// finishing it). Samples are taken at each `step`; call [`finish_vcd`](Self::finish_vcd).
+    pub fn trace_vcd<W: std::io::Write + 'static>(&mut self, out: W) -> std::io::Result<()> {
+        let sigs: Vec<(u32, &str, usize, u32)> = (self.signals.iter().enumerate())
+            .map(|(i, (path, slot, w))| {
+                let name = path.rsplit_once('.').map(|(_, n)| n).unwrap_or(path);
+                (self.signal_scope[i], name, *slot as usize, *w)
+            })
+            .collect();
+        let dump = SimDump::new(Box::new(out), &self.scopes, &sigs)?;
+        self.vcd = Some(Box::new(dump));
+        Ok(())
+    }
+
+    /// Writes the final state, flushes and closes the VCD dump (no-op when not tracing).
+    pub fn finish_vcd(&mut self) -> std::io::Result<()> {
+        if self.vcd.is_none() {
+            return Ok(());
+        }
+        self.settle_all();
+        let dump = self.vcd.take().expect("tracing");
+        dump.finish(self.cycle, self.rst, &self.m.v)
+    }
+
+    /// Starts recording port-level stimulus and responses (see [`Trace`]).
+    pub fn start_recording(&mut self) {
+        self.recording = Some(Trace {
+            inputs: self.inputs.clone(),
+            outputs: self.outputs.clone(),
+            cycles: Vec::new(),
+        });
+    }
+
+    /// Returns the recording so far and stops recording.
+    pub fn take_trace(&mut self) -> Trace {
+        self.recording.take().unwrap_or_default()
+    }
+
+    /// Number of nodes of the flattened design (before optimisation), for reports.
+    pub fn node_count(&self) -> usize {
+        self.node_count
+    }
+
+    /// Number of instructions evaluated per settle (after optimisation), for reports.
+    pub fn instruction_count(&self) -> usize {
+        self.prog.main.len()
+    }
+}

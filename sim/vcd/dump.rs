@@ -1,0 +1,97 @@
+//! Dumping a simulator's named signals: the hierarchy as nested scopes, `clk_i` and `rst_i` at
+//! the top, one sample per cycle.
+
+use super::writer::{VarId, VcdWriter};
+use super::CLOCK_PERIOD;
+use rendergen_hdl::flatten::Scope;
+use rendergen_hdl::naming;
+use std::io::{self, Write};
+
+/// A VCD dump in progress for one simulator.
+pub(crate) struct SimDump {
+    w: VcdWriter<Box<dyn Write>>,
+    clk: VarId,
+    rst: VarId,
+    /// Per signal: variable, first slot, word count.
+    sigs: Vec<(VarId, usize, usize)>,
+    /// First I/O error (reported by `finish`).
+    pub error: Option<io::Error>,
+}
+
+impl SimDump {
+    /// Writes the header: `signals` are (scope, name, slot, width), grouped by scope in scope
+    /// order; `scopes` is the flattened hierarchy (parents before children, depth first).
+    pub(crate) fn new(
+        out: Box<dyn Write>,
+        scopes: &[Scope],
+        signals: &[(u32, &str, usize, u32)],
+    ) -> io::Result<SimDump> {
+        let mut w = VcdWriter::new(out, "1ns")?;
+        let mut open: Vec<u32> = Vec::new();
+        let mut sigs = Vec::new();
+        let (mut clk, mut rst) = (None, None);
+        let mut next = 0;
+        for (s, scope) in scopes.iter().enumerate() {
+            while open.last().copied() != scope.parent && !open.is_empty() {
+                open.pop();
+                w.upscope()?;
+            }
+            w.scope(&scope.name)?;
+            open.push(s as u32);
+            if s == 0 {
+                clk = Some(w.var(naming::CLOCK, 1)?);
+                rst = Some(w.var(naming::RESET, 1)?);
+            }
+            while next < signals.len() && signals[next].0 == s as u32 {
+                let (_, name, slot, width) = signals[next];
+                let var = w.var(name, width)?;
+                sigs.push((var, slot, (width as usize).div_ceil(64)));
+                next += 1;
+            }
+        }
+        for _ in open {
+            w.upscope()?;
+        }
+        w.end_definitions()?;
+        Ok(SimDump {
+            w,
+            clk: clk.expect("a top scope"),
+            rst: rst.expect("a top scope"),
+            sigs,
+            error: None,
+        })
+    }
+
+    /// Samples the settled values of `cycle`: clock rising at `10 * cycle`, falling at +5.
+    pub(crate) fn sample(&mut self, cycle: u64, rst: bool, v: &[u64]) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Err(e) = self.write_sample(cycle, rst, v, true) {
+            self.error = Some(e);
+        }
+    }
+
+    fn write_sample(&mut self, cycle: u64, rst: bool, v: &[u64], fall: bool) -> io::Result<()> {
+        self.w.time(cycle * CLOCK_PERIOD)?;
+        self.w.change(self.clk, &[1])?;
+        self.w.change(self.rst, &[rst as u64])?;
+        for &(var, slot, n) in &self.sigs {
+            self.w.change(var, &v[slot..slot + n])?;
+        }
+        if fall {
+            self.w.time(cycle * CLOCK_PERIOD + CLOCK_PERIOD / 2)?;
+            self.w.change(self.clk, &[0])?;
+        }
+        Ok(())
+    }
+
+    /// Writes the final state (after the last edge) and flushes.
+    pub(crate) fn finish(mut self, cycle: u64, rst: bool, v: &[u64]) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.write_sample(cycle, rst, v, false)?;
+        self.w.flush()
+    }
+}
