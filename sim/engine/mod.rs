@@ -44,7 +44,7 @@ mod trace;
 mod wide;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use error::SimError;
 pub use rendergen_hdl::ir::Design;

@@ -7,6 +7,8 @@
 //! emitted Verilog and in the waveform viewer.
 
 mod dump;
+#[cfg(test)]
+mod tests;
 mod writer;
 
 pub(crate) use dump::SimDump;

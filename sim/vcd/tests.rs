@@ -1,0 +1,129 @@
+//! Reads a dump back with the `vcd` crate: scopes, variable names and values over many cycles of
+//! a small hierarchical design.
+
+use crate::engine::tests::hier::two_counters;
+use crate::engine::Simulator;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::Write;
+use std::rc::Rc;
+
+/// A writer whose bytes the test can read after the simulator drops it.
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Shared {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn value(v: &vcd::Vector) -> u64 {
+    v.iter()
+        .fold(0, |acc, b| (acc << 1) | (b == vcd::Value::V1) as u64)
+}
+
+#[test]
+fn dump_reads_back_with_hierarchy_names_and_values() {
+    let mut sim = Simulator::new(&two_counters()).unwrap();
+    let buf = Shared::default();
+    sim.trace_vcd(buf.clone()).unwrap();
+    let go = sim.input("go").unwrap();
+    let count_a = sim.signal("top.u_a.count_q").unwrap();
+    let count_b = sim.signal("top.u_b.count_q").unwrap();
+    // Expected values of each cycle, as the simulator shows them before each edge.
+    let mut expected = Vec::new();
+    sim.set_reset(true);
+    for c in 0..40u64 {
+        if c == 2 {
+            sim.set_reset(false);
+        }
+        sim.poke(go, (c % 3 != 0) as u64);
+        let a = sim.peek_signal(count_a).to_u64();
+        let b = sim.peek_signal(count_b).to_u64();
+        expected.push((c < 2, (c % 3 != 0) as u64, a, b));
+        sim.step();
+    }
+    sim.finish_vcd().unwrap();
+    let text = buf.0.borrow().clone();
+
+    let mut parser = vcd::Parser::new(&text[..]);
+    let header = parser.parse_header().unwrap();
+    assert_eq!(header.timescale, Some((1, vcd::TimescaleUnit::NS)));
+    for path in [
+        &["top", "clk_i"][..],
+        &["top", "rst_i"],
+        &["top", "go_i"],
+        &["top", "low_o"],
+        &["top", "debug_xor"],
+        &["top", "u_a", "en_i"],
+        &["top", "u_a", "count_q"],
+        &["top", "u_a", "value_o"],
+        &["top", "u_a", "at_max"],
+        &["top", "u_b", "count_q"],
+    ] {
+        assert!(header.find_var(path).is_some(), "no variable {path:?}");
+    }
+    assert_eq!(header.find_var(&["top", "u_a", "count_q"]).unwrap().size, 4);
+    let code = |p: &[&str]| header.find_var(p).unwrap().code;
+    let (clk, rst, go_c) = (
+        code(&["top", "clk_i"]),
+        code(&["top", "rst_i"]),
+        code(&["top", "go_i"]),
+    );
+    let (ca, cb) = (
+        code(&["top", "u_a", "count_q"]),
+        code(&["top", "u_b", "count_q"]),
+    );
+
+    let mut now: HashMap<vcd::IdCode, u64> = HashMap::new();
+    let mut samples = Vec::new();
+    let mut time = 0;
+    let mut flush = |time: u64, now: &HashMap<vcd::IdCode, u64>| {
+        if time % 10 == 0 && !now.is_empty() {
+            samples.push((time, now[&clk], now[&rst], now[&go_c], now[&ca], now[&cb]));
+        }
+    };
+    for cmd in parser {
+        match cmd.unwrap() {
+            vcd::Command::Timestamp(t) => {
+                flush(time, &now);
+                time = t;
+            }
+            vcd::Command::ChangeScalar(i, v) => {
+                now.insert(i, (v == vcd::Value::V1) as u64);
+            }
+            vcd::Command::ChangeVector(i, v) => {
+                now.insert(i, value(&v));
+            }
+            _ => {}
+        }
+    }
+    flush(time, &now);
+    assert_eq!(
+        samples.len(),
+        41,
+        "one sample per cycle plus the final state"
+    );
+    for (c, (e, s)) in expected.iter().zip(&samples).enumerate() {
+        let (rst_e, go_e, a_e, b_e) = *e;
+        assert_eq!(
+            *s,
+            (c as u64 * 10, 1, rst_e as u64, go_e, a_e, b_e),
+            "cycle {c}"
+        );
+    }
+    let text = String::from_utf8(text).unwrap();
+    assert!(text.contains("#15\n0!"), "clock falls at 5 past each edge");
+}
+
+#[test]
+fn tracing_off_writes_nothing_and_finish_is_a_no_op() {
+    let mut sim = Simulator::new(&two_counters()).unwrap();
+    sim.run(10);
+    sim.finish_vcd().unwrap();
+}
