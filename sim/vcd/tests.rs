@@ -84,7 +84,7 @@ fn dump_reads_back_with_hierarchy_names_and_values() {
     let mut samples = Vec::new();
     let mut time = 0;
     let mut flush = |time: u64, now: &HashMap<vcd::IdCode, u64>| {
-        if time % 10 == 0 && !now.is_empty() {
+        if time.is_multiple_of(10) && !now.is_empty() {
             samples.push((time, now[&clk], now[&rst], now[&go_c], now[&ca], now[&cb]));
         }
     };
