@@ -1,1 +1,241 @@
-fn main() {}
+//! `rendergen`: the command line of the rendergen hardware toolkit.
+//!
+//! Exit codes: 0 success; 1 a check failed (lint warnings, co-simulation mismatch, tool error);
+//! 2 bad usage (unknown generator, parameter or value; clap's own usage errors).
+
+mod astc;
+mod astc_rtl;
+mod demo;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rendergen_hdl::Design;
+use rendergen_rtl::catalog::{self, CatalogError, GENERATORS};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// rendergen: GPU render-engine hardware in Rust — generate, simulate, emit Verilog, lint,
+/// synthesise.
+#[derive(Parser)]
+#[command(name = "rendergen", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// One line per top-level generator: name, then its parameters with defaults.
+    List,
+    /// Write the Verilog of a generator and print the files written.
+    Verilog {
+        /// Generator name (see `rendergen list`).
+        top: String,
+        /// Parameter override NAME=VALUE (repeatable).
+        #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Output directory.
+        #[arg(short = 'o', long = "out", default_value = "verilog")]
+        out: PathBuf,
+    },
+    /// Emit a generator's Verilog and run Verilator -Wall, Yosys check -assert and iverilog.
+    Lint {
+        /// Generator name.
+        #[arg(required_unless_present = "all")]
+        top: Option<String>,
+        /// Lint every generator of the catalogue with default parameters.
+        #[arg(long, conflicts_with = "top")]
+        all: bool,
+        /// Parameter override NAME=VALUE (repeatable).
+        #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+    },
+    /// Drive seeded random values on every input for N cycles; print speed and an output hash.
+    Bench {
+        /// Generator name.
+        top: String,
+        /// Parameter override NAME=VALUE (repeatable).
+        #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Cycles to simulate.
+        #[arg(long, default_value_t = 1_000_000)]
+        cycles: u64,
+        /// RNG seed.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Simulation engine.
+        #[arg(long, value_enum, default_value_t = Engine::Rust)]
+        engine: Engine,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Synthesise with Yosys and print cells, LUTs, flip-flops, RAM bits and the longest path.
+    Synth {
+        /// Generator name.
+        top: String,
+        /// Parameter override NAME=VALUE (repeatable).
+        #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Synthesis target.
+        #[arg(long, value_enum, default_value_t = Target::Generic)]
+        target: Target,
+    },
+    /// ASTC textures: decode through the ASTC_DP RTL or the reference model; inspect blocks.
+    #[command(subcommand)]
+    Astc(astc::AstcCommand),
+    /// End-to-end demonstration: generate, simulate with VCD, emit and lint Verilog,
+    /// co-simulate, and print a summary.
+    Demo {
+        /// Output directory.
+        #[arg(long, default_value = "out")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Engine {
+    Rust,
+    Verilator,
+    Iverilog,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Target {
+    Generic,
+    Ice40,
+    Ecp5,
+}
+
+/// A failure with its exit code.
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// A failed check or tool (exit 1).
+    pub fn check(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: 1,
+            message: message.to_string(),
+        }
+    }
+}
+
+impl From<CatalogError> for Failure {
+    fn from(e: CatalogError) -> Failure {
+        let code = if matches!(e, CatalogError::Elaboration(_)) {
+            1
+        } else {
+            2
+        };
+        Failure {
+            code,
+            message: e.to_string(),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("rendergen: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+fn build(top: &str, params: &[String]) -> Result<Design, Failure> {
+    Ok(catalog::build(top, params)?)
+}
+
+fn run(command: Command) -> Result<(), Failure> {
+    match command {
+        Command::List => {
+            for g in GENERATORS {
+                println!("{:<18} {:<40} # {}", g.name, g.defaults(), g.doc);
+            }
+            Ok(())
+        }
+        Command::Verilog { top, params, out } => {
+            let design = build(&top, &params)?;
+            std::fs::create_dir_all(&out)
+                .map_err(|e| Failure::check(format!("cannot create {}: {e}", out.display())))?;
+            for file in rendergen_gen::verilog::emit(&design) {
+                let path = out.join(&file.name);
+                std::fs::write(&path, &file.text)
+                    .map_err(|e| Failure::check(format!("cannot write {}: {e}", path.display())))?;
+                println!("{}", path.display());
+            }
+            Ok(())
+        }
+        Command::Lint { top, all, params } => {
+            let names: Vec<String> = match (all, top) {
+                (true, _) => GENERATORS.iter().map(|g| g.name.to_string()).collect(),
+                (false, Some(t)) => vec![t],
+                (false, None) => unreachable!("clap requires TOP or --all"),
+            };
+            let mut dirty = 0;
+            for name in &names {
+                let design = build(name, if all { &[] } else { &params })?;
+                let report = rendergen_gen::tools::lint(&design).map_err(Failure::check)?;
+                if report.is_clean() {
+                    println!("{name:<18} clean (verilator -Wall, yosys check -assert, iverilog)");
+                } else {
+                    dirty += 1;
+                    println!("{name:<18} NOT CLEAN\n{report}");
+                }
+            }
+            if dirty > 0 {
+                return Err(Failure::check(format!(
+                    "{dirty} of {} generators not lint-clean",
+                    names.len()
+                )));
+            }
+            Ok(())
+        }
+        Command::Bench {
+            top,
+            params,
+            cycles,
+            seed,
+            engine,
+            json,
+        } => {
+            use rendergen_gen::bench::{bench, BenchEngine};
+            let design = build(&top, &params)?;
+            let engine = match engine {
+                Engine::Rust => BenchEngine::Rust,
+                Engine::Verilator => BenchEngine::Verilator,
+                Engine::Iverilog => BenchEngine::Iverilog,
+            };
+            let r = bench(&design, engine, cycles, seed).map_err(Failure::check)?;
+            if json {
+                println!("{}", r.to_json());
+            } else {
+                println!("{r}");
+            }
+            Ok(())
+        }
+        Command::Synth {
+            top,
+            params,
+            target,
+        } => {
+            use rendergen_gen::tools::{synth, SynthTarget};
+            let design = build(&top, &params)?;
+            let target = match target {
+                Target::Generic => SynthTarget::Generic,
+                Target::Ice40 => SynthTarget::Ice40,
+                Target::Ecp5 => SynthTarget::Ecp5,
+            };
+            let report = synth(&design, target).map_err(Failure::check)?;
+            println!("{report}");
+            Ok(())
+        }
+        Command::Astc(cmd) => astc::run(cmd),
+        Command::Demo { out } => demo::run(&out),
+    }
+}

@@ -1,6 +1,6 @@
 //! Running ARM's `astcenc` command line tool from the tests.
 
-use super::ktx::{self, KtxImage};
+use rendergen_sim::models::ktx::{self, KtxImage};
 use rendergen_sim::models::astc::{AstcFile, Footprint, Profile};
 use std::path::{Path, PathBuf};
 use std::process::Command;

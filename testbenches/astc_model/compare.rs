@@ -1,7 +1,7 @@
 //! Texel-by-texel comparison of the model against astcenc's decoded image.
 
 use super::astcenc::{self, Scratch};
-use super::ktx::KtxImage;
+use rendergen_sim::models::ktx::KtxImage;
 use rendergen_sim::models::astc::{
     decode_block, decode_texel, AstcFile, Footprint, Profile, Texel,
 };

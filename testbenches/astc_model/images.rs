@@ -2,7 +2,7 @@
 
 use super::astcenc::{self, Scratch};
 use super::compare::{check_file, SingleTexel};
-use super::ktx;
+use rendergen_sim::models::ktx;
 use super::rng::Rng;
 use rendergen_sim::models::astc::{Footprint, Profile};
 

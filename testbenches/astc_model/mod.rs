@@ -11,7 +11,6 @@ mod astcenc;
 mod compare;
 mod gen;
 mod images;
-mod ktx;
 mod rng;
 mod sweep;
 

@@ -16,9 +16,13 @@ const GL_LUMINANCE_ALPHA: u32 = 0x190A;
 
 /// A decoded KTX image: 4 channels per texel, each 8-bit or FP16 bits (stored as u16).
 pub struct KtxImage {
+    /// Width in texels.
     pub width: u32,
+    /// Height in texels.
     pub height: u32,
+    /// True for FP16 channels, false for 8-bit.
     pub half: bool,
+    /// RGBA per texel, row-major.
     pub data: Vec<u16>,
 }
 
