@@ -1,7 +1,11 @@
 //! rendergen's back end: Verilog emitter, co-simulation, external tool flows, command line.
 //!
 //! * [`verilog`] — prints a design as lint-clean Verilog-2005;
+//! * [`bench`] — the same seeded benchmark in the Rust simulator, Verilator and iverilog;
+//! * [`cosim`] — replays Rust simulator traces through the emitted Verilog (iverilog, Verilator);
 //! * [`tools`] — Verilator lint, Yosys synthesis and iverilog compile flows.
 
+pub mod bench;
+pub mod cosim;
 pub mod tools;
 pub mod verilog;

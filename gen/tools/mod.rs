@@ -2,6 +2,7 @@
 //! Yosys generic / iCE40 / ECP5) of an emitted design, plus the process runner shared with
 //! co-simulation and benchmarking (timeouts, temporary directories, missing-tool messages).
 
+pub mod cache;
 mod lint;
 mod run;
 

@@ -25,6 +25,7 @@ mod expr;
 mod memory;
 mod names;
 mod plan;
+mod state;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -32,6 +33,7 @@ mod tests_ops;
 
 use names::{port_names, Scope};
 use rendergen_hdl::ir::Design;
+pub use state::{state_vars, top_ports, StateVar};
 
 /// One emitted Verilog source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
