@@ -1,0 +1,134 @@
+//! Integer kernels of the ASTC_A pipeline: restoring long division by a 4-bit divisor and the
+//! digit-by-digit integer square root. Both run most significant bit first, so a range of
+//! steps can end at any pipeline register and resume after it.
+
+use rendergen_hdl::{cat, Module, Sig};
+
+/// A long division after some of its steps (see [`long_div`]).
+#[derive(Clone, Copy, Debug)]
+pub struct LongDiv {
+    /// Remainder after the last step, 4 bits: `(x >> lo) mod d`.
+    pub rem: Sig,
+    /// Quotient bits of the steps run, `hi − lo + 1` bits; with the quotient bits of earlier
+    /// steps above them, `floor((x >> lo) / d)`.
+    pub quot: Sig,
+    /// One flag per step, bit `b − lo` for dividend bit `b`: the remainder after consuming bit
+    /// `b` was nonzero, i.e. `(x >> b) mod d ≠ 0`.
+    pub nonzero: Sig,
+}
+
+/// Runs the steps of a restoring long division of `x` by the 4-bit `d` (1..=15) for dividend
+/// bits `hi` down to `lo`, starting from the 4-bit remainder `rem` of the steps above `hi` (0 for
+/// a fresh division).
+///
+/// Because the dividend is consumed from the top, the step that consumes bit `b` leaves exactly
+/// the quotient and remainder of `x >> b`: one division gives `floor((W >> l) / d)` and
+/// `(W >> l) mod d` for every mip level `l` at once.
+///
+/// Cost: `hi − lo + 1` steps of a 5-bit compare-subtract and a 4-bit multiplexer.
+#[track_caller]
+pub fn long_div(x: Sig, d: Sig, hi: u32, lo: u32, rem: Sig) -> LongDiv {
+    assert!(
+        hi >= lo && hi < x.width(),
+        "long_div bits {hi}..={lo} of {}",
+        x.width()
+    );
+    let d5 = d.zext(5);
+    let mut rem = rem;
+    let mut quot = Vec::new();
+    let mut nonzero = Vec::new();
+    for b in (lo..=hi).rev() {
+        let t = cat(&[rem, x.bit(b)]);
+        let fits = t.ge(d5);
+        rem = fits.mux((t - d5).bits(3, 0), t.bits(3, 0));
+        quot.push(fits);
+        nonzero.push(rem.any());
+    }
+    LongDiv {
+        rem,
+        quot: cat(&quot),
+        nonzero: cat(&nonzero),
+    }
+}
+
+/// A square root after some of its iterations (see [`isqrt_steps`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SqrtState {
+    /// Root bits found so far (one more bit per iteration, plus a leading 0).
+    pub root: Sig,
+    /// Remainder `(n >> 2i) − root²`, one bit wider than `root`.
+    pub rem: Sig,
+}
+
+impl SqrtState {
+    /// The state before the first iteration.
+    pub fn start(m: &mut Module) -> SqrtState {
+        SqrtState {
+            root: m.lit(0, 1),
+            rem: m.lit(0, 2),
+        }
+    }
+}
+
+/// Runs the iterations of the digit-by-digit integer square root of `n` for root bits `hi` down
+/// to `lo` (iteration `i` consumes bits `2i+1, 2i` of `n`). After the iteration of bit 0, `root`
+/// is `floor(sqrt(n))` (with one leading zero bit).
+///
+/// Cost: per iteration one compare-subtract as wide as the root so far plus 3 bits.
+#[track_caller]
+pub fn isqrt_steps(n: Sig, hi: u32, lo: u32, state: SqrtState) -> SqrtState {
+    assert!(
+        hi >= lo && 2 * hi + 1 < n.width(),
+        "isqrt bits {hi}..={lo} of {}",
+        n.width()
+    );
+    let SqrtState { mut root, mut rem } = state;
+    for i in (lo..=hi).rev() {
+        let w = root.width() + 2;
+        let t = cat(&[rem, n.bits(2 * i + 1, 2 * i)]).resize(w + 1);
+        let trial = (root.zext(w + 1) << 2) | 1u64; // 4·root + 1
+        let fits = t.ge(trial);
+        root = cat(&[root, fits]);
+        rem = fits.mux(t - trial, t).resize(root.width() + 1);
+    }
+    SqrtState { root, rem }
+}
+
+/// `floor(log2(x))` capped at `cap`: the largest `k` in `1..=max_k` with `x ≥ 2^k` and
+/// `cap ≥ k`, else 0 (so 0 and 1 both give 0). `cap` may have any width; the result has the
+/// width of `max_k`'s binary form.
+#[track_caller]
+pub fn capped_log2(m: &mut Module, x: Sig, cap: Sig, max_k: u32) -> Sig {
+    let w = 32 - max_k.leading_zeros();
+    let choices: Vec<(Sig, Sig)> = (1..=max_k.min(x.width() - 1))
+        .rev()
+        .map(|k| {
+            let big = x.bits(x.width() - 1, k).any() & cap.ge(k as u64);
+            (big, m.lit(k as u64, w))
+        })
+        .collect();
+    let zero = m.lit(0, w);
+    rendergen_hdl::priority_select(&choices, zero)
+}
+
+/// `max(1, x)`, same width.
+#[track_caller]
+pub fn at_least_one(x: Sig) -> Sig {
+    x.eq(0).mux(1u64, x)
+}
+
+/// Sum of `terms` (each zero-extended to `width`) as a balanced tree, modulo `2^width`.
+#[track_caller]
+pub fn sum_tree(m: &mut Module, terms: &[Sig], width: u32) -> Sig {
+    let mut level: Vec<Sig> = terms.iter().map(|t| t.resize(width)).collect();
+    if level.is_empty() {
+        return m.lit(0, width);
+    }
+    while level.len() > 1 {
+        level = level
+            .chunks(2)
+            .map(|p| if p.len() == 2 { p[0] + p[1] } else { p[0] })
+            .collect();
+    }
+    level[0]
+}
