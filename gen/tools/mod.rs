@@ -5,6 +5,8 @@
 pub mod cache;
 mod lint;
 mod run;
+mod synth;
 
 pub use lint::{lint, LintReport, ToolOutput};
 pub use run::{run_tool, write_design, ToolError, WorkDir};
+pub use synth::{synth, SynthReport, SynthTarget};
