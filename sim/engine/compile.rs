@@ -85,7 +85,9 @@ pub(crate) fn compile(flat: &FlatNetlist) -> Result<(Program, Machine), SimError
     }
     b.state_elements();
     let main = std::mem::take(&mut b.prog.main);
-    b.prog.main = schedule::levelise(&b.prog, main);
+    b.prog.main = schedule::levelise(&mut b.prog, main);
+    schedule::validate(&b.prog, &b.prog.main, b.m.v.len());
+    schedule::validate(&b.prog, &b.prog.obs, b.m.v.len());
     b.prog.node_slot = b.slot;
     b.prog.max_words = b.m.scratch.len();
     Ok((b.prog, b.m))
@@ -146,7 +148,10 @@ impl Builder<'_> {
 
     pub(super) fn emit(&mut self, ins: Ins, sink: Sink) {
         match sink {
-            Sink::Const => eval(&self.prog, &[ins], &mut self.m),
+            Sink::Const => {
+                schedule::validate(&self.prog, &[ins], self.m.v.len());
+                eval(&self.prog, &[ins], &mut self.m)
+            }
             Sink::Main => self.prog.main.push(ins),
             Sink::Obs => self.prog.obs.push(ins),
         }

@@ -1,7 +1,7 @@
 //! The interpreter: evaluates a [`Program`]'s combinational instructions in order and applies
 //! the clock edge. Nothing here allocates, hashes or dispatches dynamically.
 
-use super::program::{mask, Ins, MemInfo, Program, NONE};
+use super::program::{mask, Batch, Ins, MemInfo, Program, NONE};
 use super::wide;
 
 /// The mutable state of a simulation: signal values, memory contents, scratch space.
@@ -26,72 +26,111 @@ fn mem_index(m: &MemInfo, addr: u64) -> Option<usize> {
     (addr < m.depth).then(|| m.base + addr as usize * m.words as usize)
 }
 
+// Unchecked slot access.
+//
+// SAFETY (for `ld` and `st`): they are only called from `eval` with slots taken from the
+// instructions of a `Program` (directly or through `Program::batch` / `Program::sel_tab`) and
+// `v` the value vector of the `Machine` compiled together with it. `compile` ends by calling
+// `schedule::validate`, which asserts (panicking otherwise) that every such slot is
+// `< v.len()`, and that every batch and select range lies inside its table. The value vector is
+// never resized after compilation (the simulator only writes through existing indices), and the
+// program is immutable, so the bound proved at construction holds for every call.
+#[inline(always)]
+fn ld(v: &[u64], i: u32) -> u64 {
+    debug_assert!((i as usize) < v.len());
+    // SAFETY: see above; `i < v.len()` was validated at compile time.
+    unsafe { *v.get_unchecked(i as usize) }
+}
+
+#[inline(always)]
+fn st(v: &mut [u64], i: u32) -> &mut u64 {
+    debug_assert!((i as usize) < v.len());
+    // SAFETY: see above; `i < v.len()` was validated at compile time.
+    unsafe { v.get_unchecked_mut(i as usize) }
+}
+
+/// Runs a batch of one kind of instruction.
+#[inline(always)]
+fn batch(v: &mut [u64], op: Batch, w: u8, ops: &[[u32; 4]]) {
+    let k = mask(w);
+    macro_rules! each {
+        (|$a:ident, $b:ident, $c:ident| $e:expr) => {
+            for &[d, a, b, c] in ops {
+                let ($a, $b, $c) = (ld(v, a), ld(v, b), c);
+                let _ = (&$b, &$c);
+                *st(v, d) = $e;
+            }
+        };
+    }
+    match op {
+        Batch::Copy => each!(|a, _b, _c| a),
+        Batch::Add => each!(|a, b, _c| a.wrapping_add(b) & k),
+        Batch::Sub => each!(|a, b, _c| a.wrapping_sub(b) & k),
+        Batch::Mul => each!(|a, b, _c| a.wrapping_mul(b) & k),
+        Batch::And => each!(|a, b, _c| a & b),
+        Batch::Or => each!(|a, b, _c| a | b),
+        Batch::Xor => each!(|a, b, _c| a ^ b),
+        Batch::Eq => each!(|a, b, _c| (a == b) as u64),
+        Batch::Not => each!(|a, _b, _c| !a & k),
+        Batch::Slice => each!(|a, _b, c| (a >> c) & k),
+        Batch::Mux => {
+            for &[d, s, t, f] in ops {
+                *st(v, d) = if ld(v, s) != 0 { ld(v, t) } else { ld(v, f) };
+            }
+        }
+    }
+}
+
 /// Runs `code` (part of `p`) once over the machine.
 pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
     let v = &mut m.v[..];
     for ins in code {
         match *ins {
-            Ins::Copy { d, a } => v[d as usize] = v[a as usize],
-            Ins::Not { d, a, w } => v[d as usize] = !v[a as usize] & mask(w),
-            Ins::Neg { d, a, w } => v[d as usize] = v[a as usize].wrapping_neg() & mask(w),
-            Ins::RedAnd { d, a, w } => v[d as usize] = (v[a as usize] == mask(w)) as u64,
-            Ins::RedOr { d, a } => v[d as usize] = (v[a as usize] != 0) as u64,
-            Ins::RedXor { d, a } => v[d as usize] = (v[a as usize].count_ones() & 1) as u64,
-            Ins::Add { d, a, b, w } => {
-                v[d as usize] = v[a as usize].wrapping_add(v[b as usize]) & mask(w)
-            }
-            Ins::Sub { d, a, b, w } => {
-                v[d as usize] = v[a as usize].wrapping_sub(v[b as usize]) & mask(w)
-            }
-            Ins::Mul { d, a, b, w } => {
-                v[d as usize] = v[a as usize].wrapping_mul(v[b as usize]) & mask(w)
-            }
-            Ins::And { d, a, b } => v[d as usize] = v[a as usize] & v[b as usize],
-            Ins::Or { d, a, b } => v[d as usize] = v[a as usize] | v[b as usize],
-            Ins::Xor { d, a, b } => v[d as usize] = v[a as usize] ^ v[b as usize],
+            Ins::Copy { d, a } => *st(v, d) = ld(v, a),
+            Ins::Not { d, a, w } => *st(v, d) = !ld(v, a) & mask(w),
+            Ins::Neg { d, a, w } => *st(v, d) = ld(v, a).wrapping_neg() & mask(w),
+            Ins::RedAnd { d, a, w } => *st(v, d) = (ld(v, a) == mask(w)) as u64,
+            Ins::RedOr { d, a } => *st(v, d) = (ld(v, a) != 0) as u64,
+            Ins::RedXor { d, a } => *st(v, d) = (ld(v, a).count_ones() & 1) as u64,
+            Ins::Add { d, a, b, w } => *st(v, d) = ld(v, a).wrapping_add(ld(v, b)) & mask(w),
+            Ins::Sub { d, a, b, w } => *st(v, d) = ld(v, a).wrapping_sub(ld(v, b)) & mask(w),
+            Ins::Mul { d, a, b, w } => *st(v, d) = ld(v, a).wrapping_mul(ld(v, b)) & mask(w),
+            Ins::And { d, a, b } => *st(v, d) = ld(v, a) & ld(v, b),
+            Ins::Or { d, a, b } => *st(v, d) = ld(v, a) | ld(v, b),
+            Ins::Xor { d, a, b } => *st(v, d) = ld(v, a) ^ ld(v, b),
             Ins::Shl { d, a, b, w } => {
-                let s = v[b as usize];
-                v[d as usize] = if s >= w as u64 {
+                let s = ld(v, b);
+                *st(v, d) = if s >= w as u64 {
                     0
                 } else {
-                    (v[a as usize] << s) & mask(w)
+                    (ld(v, a) << s) & mask(w)
                 }
             }
             Ins::Shr { d, a, b, w } => {
-                let s = v[b as usize];
-                v[d as usize] = if s >= w as u64 { 0 } else { v[a as usize] >> s }
+                let s = ld(v, b);
+                *st(v, d) = if s >= w as u64 { 0 } else { ld(v, a) >> s }
             }
             Ins::Sra { d, a, b, w } => {
-                let s = v[b as usize].min(63);
-                v[d as usize] = (sx(v[a as usize], w) >> s) as u64 & mask(w)
+                let s = ld(v, b).min(63);
+                *st(v, d) = (sx(ld(v, a), w) >> s) as u64 & mask(w)
             }
-            Ins::Eq { d, a, b } => v[d as usize] = (v[a as usize] == v[b as usize]) as u64,
-            Ins::Ne { d, a, b } => v[d as usize] = (v[a as usize] != v[b as usize]) as u64,
-            Ins::Lt { d, a, b } => v[d as usize] = (v[a as usize] < v[b as usize]) as u64,
-            Ins::Le { d, a, b } => v[d as usize] = (v[a as usize] <= v[b as usize]) as u64,
-            Ins::SLt { d, a, b, w } => {
-                v[d as usize] = (sx(v[a as usize], w) < sx(v[b as usize], w)) as u64
-            }
-            Ins::SLe { d, a, b, w } => {
-                v[d as usize] = (sx(v[a as usize], w) <= sx(v[b as usize], w)) as u64
-            }
-            Ins::Mux { d, s, t, f } => {
-                v[d as usize] = if v[s as usize] != 0 {
-                    v[t as usize]
-                } else {
-                    v[f as usize]
-                }
-            }
-            Ins::Cat2 { d, hi, lo, sh } => v[d as usize] = (v[hi as usize] << sh) | v[lo as usize],
-            Ins::Slice { d, a, lo, w } => v[d as usize] = (v[a as usize] >> lo) & mask(w),
-            Ins::Sext { d, a, wa, w } => v[d as usize] = sx(v[a as usize], wa) as u64 & mask(w),
+            Ins::Eq { d, a, b } => *st(v, d) = (ld(v, a) == ld(v, b)) as u64,
+            Ins::Ne { d, a, b } => *st(v, d) = (ld(v, a) != ld(v, b)) as u64,
+            Ins::Lt { d, a, b } => *st(v, d) = (ld(v, a) < ld(v, b)) as u64,
+            Ins::Le { d, a, b } => *st(v, d) = (ld(v, a) <= ld(v, b)) as u64,
+            Ins::SLt { d, a, b, w } => *st(v, d) = (sx(ld(v, a), w) < sx(ld(v, b), w)) as u64,
+            Ins::SLe { d, a, b, w } => *st(v, d) = (sx(ld(v, a), w) <= sx(ld(v, b), w)) as u64,
+            Ins::Mux { d, s, t, f } => *st(v, d) = if ld(v, s) != 0 { ld(v, t) } else { ld(v, f) },
+            Ins::Cat2 { d, hi, lo, sh } => *st(v, d) = (ld(v, hi) << sh) | ld(v, lo),
+            Ins::Slice { d, a, lo, w } => *st(v, d) = (ld(v, a) >> lo) & mask(w),
+            Ins::Sext { d, a, wa, w } => *st(v, d) = sx(ld(v, a), wa) as u64 & mask(w),
             Ins::Select { d, idx, start, n } => {
-                let i = v[idx as usize].min(n as u64) as usize;
-                v[d as usize] = v[p.sel_tab[start as usize + i] as usize]
+                let i = ld(v, idx).min(n as u64) as usize;
+                *st(v, d) = ld(v, p.sel_tab[start as usize + i])
             }
             Ins::Lut { d, idx, start, n } => {
-                let i = v[idx as usize];
-                v[d as usize] = if i < n as u64 {
+                let i = ld(v, idx);
+                *st(v, d) = if i < n as u64 {
                     p.lut_tab[start as usize + i as usize]
                 } else {
                     0
@@ -99,12 +138,16 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
             }
             Ins::MemRd { d, mem, addr } => {
                 let info = &p.mems[mem as usize];
-                v[d as usize] = match mem_index(info, v[addr as usize]) {
+                *st(v, d) = match mem_index(info, ld(v, addr)) {
                     Some(i) => m.mem[i],
                     None => 0,
                 }
             }
             Ins::Wide(i) => wide::eval(p, &p.wide[i as usize], v, &m.mem, &mut m.scratch),
+            Ins::Batch { op, w, start, n } => {
+                let (s, n) = (start as usize, n as usize);
+                batch(v, op, w, &p.batch[s..s + n])
+            }
         }
     }
 }

@@ -97,6 +97,41 @@ pub(crate) enum Ins {
     MemRd { d: Slot, mem: u32, addr: Slot },
     /// A multi-word operation: `Program::wide[i]`.
     Wide(u32),
+    /// `n` independent instructions of one kind, operands in `Program::batch[start..start + n]`
+    /// as `[d, a, b, c]` (see [`Batch`]); `w` is the width parameter where the kind has one.
+    Batch {
+        op: Batch,
+        w: u8,
+        start: u32,
+        n: u32,
+    },
+}
+
+/// Kinds of batched instructions (runs of one opcode within a level).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Batch {
+    /// `d = a`.
+    Copy,
+    /// `d = (a + b) & mask(w)`.
+    Add,
+    /// `d = (a - b) & mask(w)`.
+    Sub,
+    /// `d = (a * b) & mask(w)`.
+    Mul,
+    /// `d = a & b`.
+    And,
+    /// `d = a | b`.
+    Or,
+    /// `d = a ^ b`.
+    Xor,
+    /// `d = a == b`.
+    Eq,
+    /// `d = a ? b : c`.
+    Mux,
+    /// `d = (a >> c) & mask(w)`.
+    Slice,
+    /// `d = !a & mask(w)`.
+    Not,
 }
 
 /// An operation on values wider than 64 bits (or with wide operands). Operand widths are kept
@@ -228,6 +263,8 @@ pub(crate) struct Program {
     pub main: Vec<Ins>,
     /// Named signals that feed nothing in `main` (run only for VCD and `peek_signal`).
     pub obs: Vec<Ins>,
+    /// Operands of batched instructions (`[d, a, b, c]`).
+    pub batch: Vec<[Slot; 4]>,
     /// Multi-word operations referenced by [`Ins::Wide`].
     pub wide: Vec<WideOp>,
     /// Operand slots of narrow selects.

@@ -1,10 +1,240 @@
 //! Ordering of the main program. The compiler emits instructions in a topological order; here
-//! they are levelised and, within a level, grouped by opcode so that the interpreter's dispatch
-//! branch sees long runs of the same target.
+//! they are levelised (an instruction's level is one more than the levels of the instructions
+//! that wrote its operands) and, within a level, grouped by opcode, so the interpreter's dispatch
+//! branch sees long runs of the same target. Any order that puts every instruction after the
+//! writers of its operands is correct; levels only improve locality and prediction.
 
-use super::program::{Ins, Program};
+use super::program::{Batch, Ins, Program, Slot, WideOp};
+use std::collections::HashMap;
 
-/// Reorders `code` (topologically sorted, possibly with staging copies at the end) into levels.
-pub(crate) fn levelise(_p: &Program, code: Vec<Ins>) -> Vec<Ins> {
-    code
+/// Destination and operand slots of an instruction (`f` is called for each operand).
+pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Slot)) -> Slot {
+    match *ins {
+        Ins::Copy { d, a }
+        | Ins::Not { d, a, .. }
+        | Ins::Neg { d, a, .. }
+        | Ins::RedAnd { d, a, .. }
+        | Ins::RedOr { d, a }
+        | Ins::RedXor { d, a }
+        | Ins::Slice { d, a, .. }
+        | Ins::Sext { d, a, .. }
+        | Ins::Lut { d, idx: a, .. }
+        | Ins::MemRd { d, addr: a, .. } => {
+            f(a);
+            d
+        }
+        Ins::Add { d, a, b, .. }
+        | Ins::Sub { d, a, b, .. }
+        | Ins::Mul { d, a, b, .. }
+        | Ins::And { d, a, b }
+        | Ins::Or { d, a, b }
+        | Ins::Xor { d, a, b }
+        | Ins::Shl { d, a, b, .. }
+        | Ins::Shr { d, a, b, .. }
+        | Ins::Sra { d, a, b, .. }
+        | Ins::Eq { d, a, b }
+        | Ins::Ne { d, a, b }
+        | Ins::Lt { d, a, b }
+        | Ins::Le { d, a, b }
+        | Ins::SLt { d, a, b, .. }
+        | Ins::SLe { d, a, b, .. }
+        | Ins::Cat2 {
+            d, hi: a, lo: b, ..
+        } => {
+            f(a);
+            f(b);
+            d
+        }
+        Ins::Mux { d, s, t, f: e } => {
+            f(s);
+            f(t);
+            f(e);
+            d
+        }
+        Ins::Select { d, idx, start, n } => {
+            f(idx);
+            let (s, n) = (start as usize, n as usize);
+            p.sel_tab[s..=s + n].iter().for_each(|x| f(*x));
+            d
+        }
+        Ins::Wide(i) => wide_operands(&p.wide[i as usize], f),
+        Ins::Batch { .. } => unreachable!("batches are formed after scheduling"),
+    }
+}
+
+fn wide_operands(op: &WideOp, mut f: impl FnMut(Slot)) -> Slot {
+    match op {
+        WideOp::Copy { d, a, .. }
+        | WideOp::Sat { d, a, .. }
+        | WideOp::Un { d, a, .. }
+        | WideOp::Slice { d, a, .. }
+        | WideOp::Extend { d, a, .. }
+        | WideOp::Lut { d, idx: a, .. }
+        | WideOp::MemRd { d, addr: a, .. } => {
+            f(*a);
+            *d
+        }
+        WideOp::Bin { d, a, b, .. } => {
+            f(*a);
+            f(*b);
+            *d
+        }
+        WideOp::Mux { d, s, t, f: e, .. } => {
+            [*s, *t, *e].into_iter().for_each(f);
+            *d
+        }
+        WideOp::Concat { d, parts, .. } => {
+            parts.iter().for_each(|(s, _)| f(*s));
+            *d
+        }
+        WideOp::Select {
+            d,
+            idx,
+            cases,
+            default,
+            ..
+        } => {
+            f(*idx);
+            cases.iter().for_each(|c| f(*c));
+            f(*default);
+            *d
+        }
+    }
+}
+
+/// Dispatch group of an instruction (its opcode).
+fn opcode(ins: &Ins) -> u8 {
+    // The enum's declaration order; only used to group equal opcodes together.
+    match ins {
+        Ins::Copy { .. } => 0,
+        Ins::Not { .. } => 1,
+        Ins::Neg { .. } => 2,
+        Ins::RedAnd { .. } => 3,
+        Ins::RedOr { .. } => 4,
+        Ins::RedXor { .. } => 5,
+        Ins::Add { .. } => 6,
+        Ins::Sub { .. } => 7,
+        Ins::Mul { .. } => 8,
+        Ins::And { .. } => 9,
+        Ins::Or { .. } => 10,
+        Ins::Xor { .. } => 11,
+        Ins::Shl { .. } => 12,
+        Ins::Shr { .. } => 13,
+        Ins::Sra { .. } => 14,
+        Ins::Eq { .. } => 15,
+        Ins::Ne { .. } => 16,
+        Ins::Lt { .. } => 17,
+        Ins::Le { .. } => 18,
+        Ins::SLt { .. } => 19,
+        Ins::SLe { .. } => 20,
+        Ins::Mux { .. } => 21,
+        Ins::Cat2 { .. } => 22,
+        Ins::Slice { .. } => 23,
+        Ins::Sext { .. } => 24,
+        Ins::Select { .. } => 25,
+        Ins::Lut { .. } => 26,
+        Ins::MemRd { .. } => 27,
+        Ins::Wide(_) => 28,
+        Ins::Batch { .. } => 29,
+    }
+}
+
+/// The batch form of an instruction, if it has one: kind, width parameter, operands.
+fn batchable(ins: &Ins) -> Option<(Batch, u8, [Slot; 4])> {
+    Some(match *ins {
+        Ins::Copy { d, a } => (Batch::Copy, 64, [d, a, a, 0]),
+        Ins::Not { d, a, w } => (Batch::Not, w, [d, a, a, 0]),
+        Ins::Add { d, a, b, w } => (Batch::Add, w, [d, a, b, 0]),
+        Ins::Sub { d, a, b, w } => (Batch::Sub, w, [d, a, b, 0]),
+        Ins::Mul { d, a, b, w } => (Batch::Mul, w, [d, a, b, 0]),
+        Ins::And { d, a, b } => (Batch::And, 64, [d, a, b, 0]),
+        Ins::Or { d, a, b } => (Batch::Or, 64, [d, a, b, 0]),
+        Ins::Xor { d, a, b } => (Batch::Xor, 64, [d, a, b, 0]),
+        Ins::Eq { d, a, b } => (Batch::Eq, 64, [d, a, b, 0]),
+        Ins::Mux { d, s, t, f } => (Batch::Mux, 64, [d, s, t, f]),
+        Ins::Slice { d, a, lo, w } => (Batch::Slice, w, [d, a, a, lo as Slot]),
+        _ => return None,
+    })
+}
+
+/// Replaces runs (≥ 2) of batchable instructions of one kind and width by `Ins::Batch`.
+fn form_batches(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
+    let mut out = Vec::with_capacity(code.len());
+    let mut i = 0;
+    while i < code.len() {
+        let Some((op, w, first)) = batchable(&code[i]) else {
+            out.push(code[i]);
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while j < code.len() && batchable(&code[j]).is_some_and(|(o, x, _)| (o, x) == (op, w)) {
+            j += 1;
+        }
+        if j - i < 2 {
+            out.push(code[i]);
+        } else {
+            let start = p.batch.len() as u32;
+            p.batch.push(first);
+            p.batch.extend(
+                code[i + 1..j]
+                    .iter()
+                    .map(|c| batchable(c).expect("batchable").2),
+            );
+            let n = (j - i) as u32;
+            out.push(Ins::Batch { op, w, start, n });
+        }
+        i = j;
+    }
+    out
+}
+
+/// Asserts that every slot an instruction of `code` touches through the unchecked accessors of
+/// `exec` is inside the value vector of `len` words, and that every table range is in bounds.
+/// This is the precondition of `exec`'s `unsafe` accesses: a failure is a compiler bug.
+pub(crate) fn validate(p: &Program, code: &[Ins], len: usize) {
+    let ok = |s: Slot| assert!((s as usize) < len, "slot {s} out of range ({len})");
+    for ins in code {
+        match *ins {
+            Ins::Batch { op, start, n, .. } => {
+                let (s, n) = (start as usize, n as usize);
+                assert!(s + n <= p.batch.len(), "batch range out of the table");
+                for e in &p.batch[s..s + n] {
+                    e[..3].iter().for_each(|x| ok(*x));
+                    if op == Batch::Mux {
+                        ok(e[3]);
+                    }
+                }
+            }
+            Ins::Select { start, n, .. } => {
+                assert!(
+                    ((start + n) as usize) < p.sel_tab.len(),
+                    "select out of the table"
+                );
+                ok(operands(p, ins, ok));
+            }
+            _ => ok(operands(p, ins, ok)),
+        }
+    }
+}
+
+/// Reorders `code` (a valid topological order) by (level, opcode, width), keeping the relative
+/// order of instructions with equal keys, then forms batches of equal neighbours.
+pub(crate) fn levelise(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
+    let mut written: HashMap<Slot, u32> = HashMap::new();
+    let mut keyed: Vec<((u32, u8, u8), Ins)> = Vec::with_capacity(code.len());
+    for ins in code {
+        let mut level = 0;
+        let d = operands(p, &ins, |s| {
+            level = level.max(written.get(&s).map_or(0, |l| l + 1));
+        });
+        // A destination written again (a concatenation chain) must stay after its last write.
+        let level = level.max(written.get(&d).map_or(0, |l| l + 1));
+        written.insert(d, level);
+        let w = batchable(&ins).map_or(0, |b| b.1);
+        keyed.push(((level, opcode(&ins), w), ins));
+    }
+    keyed.sort_by_key(|(k, _)| *k);
+    let code = keyed.into_iter().map(|(_, i)| i).collect();
+    form_batches(p, code)
 }

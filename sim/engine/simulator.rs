@@ -338,8 +338,14 @@ impl Simulator {
         self.node_count
     }
 
-    /// Number of instructions evaluated per settle (after optimisation), for reports.
+    /// Number of operations evaluated per settle (after aliasing, folding and dead-node
+    /// elimination), for reports.
     pub fn instruction_count(&self) -> usize {
-        self.prog.main.len()
+        (self.prog.main.iter())
+            .map(|i| match i {
+                super::program::Ins::Batch { n, .. } => *n as usize,
+                _ => 1,
+            })
+            .sum()
     }
 }
