@@ -35,6 +35,7 @@
 mod compile;
 mod error;
 mod exec;
+mod lower;
 mod names;
 mod program;
 mod schedule;
