@@ -1,2 +1,3 @@
 //! Integration testbenches.
 mod astc_model;
+mod astc_a;
