@@ -2,6 +2,7 @@
 //! how to build each. The command line (`rendergen list`, `verilog`, `lint`, `bench`, `synth`)
 //! and the testbenches use it, so a generator is added in one place.
 
+use crate::astc::address::{astc_a_top, AstcACfg, Pipelining};
 use crate::mem::ram::{ram_1r1w, ram_2p, RamCfg};
 use crate::stream::arbiter::{arbiter_top, ArbPolicy};
 use crate::stream::credit::credit_counter_top;
@@ -146,6 +147,21 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             p("stages", 48, 1, 256, "pipeline stages"),
         ],
         build: |v| synthetic::mac_mesh(v[0] as u32, v[1] as u32),
+    },
+    GeneratorSpec {
+        name: "astc_a",
+        doc: "ASTC_A texture-address pipeline (pbru §5.2): UV, coverage → block address, texel",
+        params: &[
+            p("tag_width", 16, 1, 64, "tag bits carried through"),
+            p("shallow", 0, 0, 1, "1: latency 4, 0: latency 8"),
+        ],
+        build: |v| {
+            let pipelining = [Pipelining::Deep, Pipelining::Shallow][v[1] as usize];
+            astc_a_top(&AstcACfg {
+                tag_width: v[0] as u32,
+                pipelining,
+            })
+        },
     },
 ];
 
