@@ -68,7 +68,12 @@ impl From<ProfileArg> for Profile {
 pub fn run(cmd: AstcCommand) -> Result<(), Failure> {
     match cmd {
         AstcCommand::Info { input } => info(&input),
-        AstcCommand::Decode { input, out, profile, engine } => decode(&input, &out, profile.into(), engine),
+        AstcCommand::Decode {
+            input,
+            out,
+            profile,
+            engine,
+        } => decode(&input, &out, profile.into(), engine),
     }
 }
 
@@ -81,7 +86,13 @@ fn info(input: &Path) -> Result<(), Failure> {
     let fp = file.footprint;
     println!("file:       {}", input.display());
     println!("footprint:  {}x{}", fp.w(), fp.h());
-    println!("size:       {}x{} texels, {}x{} blocks", file.width, file.height, file.blocks_x(), file.blocks_y());
+    println!(
+        "size:       {}x{} texels, {}x{} blocks",
+        file.width,
+        file.height,
+        file.blocks_x(),
+        file.blocks_y()
+    );
     let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
     for block in &file.blocks {
         let bits = rendergen_sim::models::astc::block_bits(block);
@@ -91,7 +102,10 @@ fn info(input: &Path) -> Result<(), Failure> {
     }
     println!("blocks:     {}", file.blocks.len());
     for (k, n) in kinds {
-        println!("  {k:<32} {n:>9}  ({:.1}%)", 100.0 * n as f64 / file.blocks.len() as f64);
+        println!(
+            "  {k:<32} {n:>9}  ({:.1}%)",
+            100.0 * n as f64 / file.blocks.len() as f64
+        );
     }
     Ok(())
 }
@@ -107,7 +121,10 @@ fn histogram_labels(kind: &BlockInfo) -> Vec<String> {
         BlockInfo::Normal(l) => {
             let mut v = vec![
                 format!("partitions {}", l.partitions),
-                format!("dual-plane {}", if l.mode.dual_plane { "yes" } else { "no" }),
+                format!(
+                    "dual-plane {}",
+                    if l.mode.dual_plane { "yes" } else { "no" }
+                ),
                 format!("weight range 0..{}", l.mode.weight_quant.levels() - 1),
             ];
             let mut cems: Vec<u8> = l.cems[..l.partitions as usize].to_vec();
@@ -141,7 +158,11 @@ fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> R
         }
         None => println!("cycles:          - (reference model)"),
     }
-    println!("texels/second:   {:.0} (wall {:.2} s)", n as f64 / seconds, seconds);
+    println!(
+        "texels/second:   {:.0} (wall {:.2} s)",
+        n as f64 / seconds,
+        seconds
+    );
     println!("wrote {}", out.display());
     Ok(())
 }
@@ -152,7 +173,12 @@ pub fn progress(done: u64, total: u64) {
         return;
     }
     let filled = (done * 40 / total.max(1)) as usize;
-    eprint!("\r[{}{}] {:>3}%", "#".repeat(filled), " ".repeat(40 - filled), done * 100 / total.max(1));
+    eprint!(
+        "\r[{}{}] {:>3}%",
+        "#".repeat(filled),
+        " ".repeat(40 - filled),
+        done * 100 / total.max(1)
+    );
     let _ = std::io::stderr().flush();
 }
 
@@ -171,11 +197,17 @@ fn decode_model(file: &AstcFile, profile: Profile) -> Vec<Texel> {
     out
 }
 
-fn write_image(out: &Path, file: &AstcFile, profile: Profile, texels: &[Texel]) -> Result<(), Failure> {
+fn write_image(
+    out: &Path,
+    file: &AstcFile,
+    profile: Profile,
+    texels: &[Texel],
+) -> Result<(), Failure> {
     let fail = |e: String| Failure::check(format!("cannot write {}: {e}", out.display()));
     if profile == Profile::Hdr {
         let halfs: Vec<u16> = texels.iter().flat_map(|t| t.to_fp16()).collect();
-        return std::fs::write(out, ktx::write_rgba16f(file.width, file.height, &halfs)).map_err(|e| fail(e.to_string()));
+        return std::fs::write(out, ktx::write_rgba16f(file.width, file.height, &halfs))
+            .map_err(|e| fail(e.to_string()));
     }
     let bytes: Vec<u8> = texels.iter().flat_map(|t| t.to_rgba8()).collect();
     let f = std::fs::File::create(out).map_err(|e| fail(e.to_string()))?;
@@ -183,5 +215,7 @@ fn write_image(out: &Path, file: &AstcFile, profile: Profile, texels: &[Texel]) 
     enc.set_color(png::ColorType::Rgba);
     enc.set_depth(png::BitDepth::Eight);
     let mut writer = enc.write_header().map_err(|e| fail(e.to_string()))?;
-    writer.write_image_data(&bytes).map_err(|e| fail(e.to_string()))
+    writer
+        .write_image_data(&bytes)
+        .map_err(|e| fail(e.to_string()))
 }

@@ -10,5 +10,7 @@ pub fn decode(
     _profile: Profile,
     _progress: fn(u64, u64),
 ) -> Result<(Vec<Texel>, u64), Failure> {
-    Err(Failure::check("the ASTC_DP RTL is not in this build yet; use --engine model"))
+    Err(Failure::check(
+        "the ASTC_DP RTL is not in this build yet; use --engine model",
+    ))
 }

@@ -1,5 +1,5 @@
 //! Reference models: independent golden models used by testbenches and the command line, and
 //! the small image-file formats they exchange with reference tools.
 pub mod astc;
-pub mod texture_address;
 pub mod ktx;
+pub mod texture_address;

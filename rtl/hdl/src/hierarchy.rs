@@ -38,9 +38,9 @@ impl Design {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             build(&mut module);
         }));
-        if outcome.is_err() {
+        if let Err(panic) = outcome {
             ctx::end();
-            std::panic::resume_unwind(outcome.unwrap_err());
+            std::panic::resume_unwind(panic);
         }
         leave();
         let c = ctx::end();
