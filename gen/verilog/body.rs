@@ -199,7 +199,8 @@ fn logic(out: &mut String, def: &ModuleDef, plan: &Plan, ex: &Exprs) {
     out.push('\n');
     let names = ex.names;
     for (id, node) in def.nodes.iter().enumerate() {
-        if !plan.live[id] || names.host[id].is_some() || !is_computed(&node.op) {
+        let hidden = names.host[id].is_some() || names.inline[id];
+        if !plan.live[id] || hidden || !is_computed(&node.op) {
             continue;
         }
         let name = &names.node[id];

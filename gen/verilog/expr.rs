@@ -72,6 +72,10 @@ impl Exprs<'_> {
     pub fn r(&self, id: NodeId) -> String {
         match &self.def.node(id).op {
             Op::Const(b) => b.to_verilog(),
+            _ if self.names.inline[id as usize] => match self.body(id) {
+                Body::Assign(e) => e,
+                Body::Case { .. } => unreachable!("case nodes are never inlined"),
+            },
             _ => {
                 let n = &self.names.node[id as usize];
                 debug_assert!(!n.is_empty(), "node {id} has no name");
@@ -111,10 +115,7 @@ impl Exprs<'_> {
                 self.r(*on_true),
                 self.r(*on_false)
             ),
-            Op::Concat(parts) => {
-                let p: Vec<String> = parts.iter().map(|p| self.r(*p)).collect();
-                format!("{{{}}}", p.join(", "))
-            }
+            Op::Concat(parts) => self.concat(parts),
             Op::Slice { a, lo } => self.slice(*a, *lo, w),
             Op::Extend { a, signed } => self.extend(*a, w, *signed),
             Op::Select {
@@ -177,6 +178,29 @@ impl Exprs<'_> {
             BinOp::SLe => return format!("$signed({x}) <= $signed({y})"),
         };
         format!("{x} {sym} {y}")
+    }
+
+    /// `{a, b}`, with runs of one operand written as a replication (`{32{x}}`).
+    fn concat(&self, parts: &[NodeId]) -> String {
+        let mut items: Vec<String> = Vec::new();
+        let mut i = 0;
+        while i < parts.len() {
+            let mut j = i;
+            while j < parts.len() && parts[j] == parts[i] {
+                j += 1;
+            }
+            let x = self.r(parts[i]);
+            items.push(if j - i > 1 {
+                format!("{{{}{{{x}}}}}", j - i)
+            } else {
+                x
+            });
+            i = j;
+        }
+        if items.len() == 1 && items[0].starts_with('{') {
+            return items.pop().expect("one item");
+        }
+        format!("{{{}}}", items.join(", "))
     }
 
     fn slice(&self, a: NodeId, lo: u32, w: u32) -> String {

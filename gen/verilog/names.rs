@@ -22,6 +22,9 @@ pub(crate) struct Names {
     pub node: Vec<String>,
     /// For a node printed under another's name: that consumer.
     pub host: Vec<Option<Host>>,
+    /// Node printed inside its consumers' expressions (bit-selects, and concatenations and
+    /// extensions used once): always self-determined, so inlining never changes a width.
+    pub inline: Vec<bool>,
     /// Memory array names.
     pub mems: Vec<String>,
     /// Loop variable of each memory's initial block.
@@ -147,6 +150,7 @@ impl Names {
                 host[d as usize] = Some(Host::Output(p));
             }
         }
+        let inline = inline_nodes(def, plan, &host);
         let mut node = vec![String::new(); n];
         for (r, reg) in def.regs.iter().enumerate() {
             if plan.reg_live[r] {
@@ -186,7 +190,8 @@ impl Names {
         // Unnamed next values of registers are `x_d`.
         for (r, reg) in def.regs.iter().enumerate() {
             if let (true, Some(d)) = (plan.reg_live[r], reg.next) {
-                if single_unnamed(d) && host[d as usize].is_none() && node[d as usize].is_empty() {
+                let free = host[d as usize].is_none() && !inline[d as usize];
+                if single_unnamed(d) && free && node[d as usize].is_empty() {
                     let q = def.node(reg.node).name.as_deref().unwrap_or("r");
                     node[d as usize] = scope.claim(&format!("{q}_d"));
                 }
@@ -194,12 +199,12 @@ impl Names {
         }
         for (p, port) in def.outputs.iter().enumerate() {
             let d = port.node as usize;
-            if single_unnamed(port.node) && host[d].is_none() && node[d].is_empty() {
+            if single_unnamed(port.node) && host[d].is_none() && !inline[d] && node[d].is_empty() {
                 node[d] = scope.claim(&def.outputs[p].name);
             }
         }
         for (id, nd) in def.nodes.iter().enumerate() {
-            let needs = plan.live[id] && host[id].is_none() && node[id].is_empty();
+            let needs = plan.live[id] && host[id].is_none() && !inline[id] && node[id].is_empty();
             if needs && !matches!(nd.op, Op::Const(_) | Op::Input(_)) {
                 node[id] = scope.claim(&format!("{}{id}", op_prefix(&nd.op)));
             }
@@ -212,10 +217,34 @@ impl Names {
             outputs,
             node,
             host,
+            inline,
             mems,
             mem_iters,
             insts,
             inst_outs,
         }
     }
+}
+
+/// Chooses the nodes printed in place (see [`Names::inline`]). A node that some consumer
+/// bit-selects (a slice or an extension) keeps its name, since Verilog can only bit-select names.
+fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool> {
+    let n = def.nodes.len();
+    let mut selected = vec![false; n];
+    for (id, node) in def.nodes.iter().enumerate() {
+        if let (true, Op::Slice { a, .. } | Op::Extend { a, .. }) = (plan.live[id], &node.op) {
+            selected[*a as usize] = true;
+        }
+    }
+    (0..n)
+        .map(|id| {
+            let node = &def.nodes[id];
+            let ok = plan.live[id] && node.name.is_none() && host[id].is_none() && !selected[id];
+            ok && match node.op {
+                Op::Slice { .. } => true,
+                Op::Concat(_) | Op::Extend { .. } => plan.uses[id] == 1,
+                _ => false,
+            }
+        })
+        .collect()
 }
