@@ -1,3 +1,4 @@
-//! Integration testbenches.
-mod astc_model;
+//! Integration testbenches, one folder per block of the design.
 mod astc_a;
+mod astc_model;
+mod widgets;

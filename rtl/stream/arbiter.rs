@@ -54,15 +54,16 @@ pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T
         readies.push(r);
     }
     let req = cat_lsb_first(&valids).named("req");
+    let mut last_grant = None;
     let fresh = match policy {
         ArbPolicy::Priority => lowest_set(req),
         ArbPolicy::RoundRobin => {
             let last = m.reg("last_grant", n as u32).reset(1 << (n - 1));
             // Lanes strictly above the last grant: ~((last << 1) - 1) = ~(last - 1) & ~last.
             let above = req & !((last.q() << 1) - 1);
-            let pick = above.any().mux(lowest_set(above), lowest_set(req));
-            last.next_when(req.any(), pick);
-            pick
+            // `last` moves only when a grant is taken, so a stalled output does not rotate it.
+            last_grant = Some(last);
+            above.any().mux(lowest_set(above), lowest_set(req))
         }
     };
     let locked = m.reg("locked", 1).reset(0);
@@ -76,6 +77,9 @@ pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T
     );
     for (i, r) in readies.into_iter().enumerate() {
         r.drive(onehot.bit(i as u32) & out_ready);
+    }
+    if let Some(last) = last_grant {
+        last.next_when(req.any() & out_ready, onehot);
     }
     locked.next(req.any() & !out_ready);
     held.next(onehot);

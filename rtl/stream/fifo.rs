@@ -69,8 +69,10 @@ pub fn fifo<T: Bundle>(m: &mut Module, cfg: &FifoCfg, push: Stream<T>) -> FifoOu
     in_ready.drive(!full);
     mem.write(do_push, wr_ptr.q(), pack(&in_data));
 
+    // Pointers wrap by overflow when the depth fills the pointer width, else explicitly.
+    let wraps_naturally = depth == 1 << aw;
     let advance = |p: Sig| {
-        if depth.is_power_of_two() {
+        if wraps_naturally {
             p + 1
         } else {
             p.eq(depth - 1).mux(0, p + 1)
