@@ -169,7 +169,7 @@ fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> R
 
 /// Prints a progress bar on stderr (every 1/64 of the work).
 pub fn progress(done: u64, total: u64) {
-    if total < 65_536 || done % (total / 64).max(1) != 0 && done != total {
+    if total < 65_536 || !done.is_multiple_of((total / 64).max(1)) && done != total {
         return;
     }
     let filled = (done * 40 / total.max(1)) as usize;
@@ -184,7 +184,7 @@ pub fn progress(done: u64, total: u64) {
 
 fn decode_model(file: &AstcFile, profile: Profile) -> Vec<Texel> {
     let (w, h) = (file.width, file.height);
-    let (bw, bh) = (file.footprint.w() as u32, file.footprint.h() as u32);
+    let (bw, bh) = (file.footprint.w(), file.footprint.h());
     let total = w as u64 * h as u64;
     let mut out = Vec::with_capacity(total as usize);
     for y in 0..h {

@@ -23,13 +23,13 @@ fn stream_mux_random_phases() {
         let mut rng = Rng::new(seed);
         let mut srcs = Vec::new();
         let mut boards: Vec<InOrder<u64>> = (0..LANES).map(|_| InOrder::new()).collect();
-        for lane in 0..LANES {
+        for (lane, board) in boards.iter_mut().enumerate() {
             let mut s =
                 StreamSource::new(&sim, &format!("lane{lane}"), rng.next_u64())?.gap_prob(0.3);
             for seq in 0..ITEMS {
                 let v = (lane as u64) << 12 | seq;
                 s.send(&[v])?;
-                boards[lane].expect(v);
+                board.expect(v);
             }
             srcs.push(s);
         }

@@ -70,7 +70,7 @@ fn ram_2p_matches_its_model() {
         };
         let ports = [port("a"), port("b")];
         let rdata = [sim.output("a_rdata")?, sim.output("b_rdata")?];
-        let mut model = vec![0u64; 16];
+        let mut model = [0u64; 16];
         let mut expected = [0u64; 2];
         sim.reset(1);
         for cycle in 0..CYCLES {
