@@ -1,0 +1,185 @@
+//! Pipeline stages C, D and E: locate, extract and unquantise the texel's partition's colour
+//! values (8) and its corner weights (4 per plane).
+
+use super::endpoints;
+use super::front::{StageB, COLOUR_BITS, WEIGHT_BITS};
+use super::ise::{extract, locate, range_of, Loc};
+use super::pipe::Pipe;
+use super::weights;
+use rendergen_hdl::{Module, Sig};
+
+/// Colour values read per texel (the most any endpoint mode needs).
+pub const COLOUR_VALUES: usize = 8;
+
+/// The shared fields carried through C, D, E.
+#[derive(Clone, Copy)]
+pub struct Carry {
+    pub(crate) cem: Sig,
+    pub(crate) dual: Sig,
+    pub(crate) ccs: Sig,
+    pub(crate) factor: [Sig; 4],
+    pub(crate) void_rgba: Sig,
+    pub(crate) void_hdr: Sig,
+    pub(crate) is_void: Sig,
+    pub(crate) illegal: Sig,
+    pub(crate) profile: Option<Sig>,
+    pub(crate) tag: Sig,
+}
+
+impl Carry {
+    fn of(b: &StageB) -> Carry {
+        Carry {
+            cem: b.cem,
+            dual: b.dual,
+            ccs: b.ccs,
+            factor: b.factor,
+            void_rgba: b.void_rgba,
+            void_hdr: b.void_hdr,
+            is_void: b.is_void,
+            illegal: b.illegal,
+            profile: b.profile,
+            tag: b.tag,
+        }
+    }
+
+    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> Carry {
+        Carry {
+            cem: p.r(m, "cem", self.cem),
+            dual: p.r(m, "dual", self.dual),
+            ccs: p.r(m, "ccs", self.ccs),
+            factor: p.arr(m, "factor", &self.factor),
+            void_rgba: p.r(m, "void_rgba", self.void_rgba),
+            void_hdr: p.r(m, "void_hdr", self.void_hdr),
+            is_void: p.r(m, "is_void", self.is_void),
+            illegal: p.r(m, "illegal", self.illegal),
+            profile: p.opt(m, "profile", self.profile),
+            tag: p.r(m, "tag", self.tag),
+        }
+    }
+}
+
+/// After stage C: masked streams and the location of every needed value.
+pub struct StageC {
+    colour: Sig,
+    weights: Sig,
+    colour_quant: Sig,
+    weight_quant: Sig,
+    colour_base: [Sig; COLOUR_VALUES],
+    colour_j: [Sig; COLOUR_VALUES],
+    weight_base: [Sig; 8],
+    weight_j: [Sig; 8],
+    carry: Carry,
+}
+
+/// Keeps the low `len` bits of `stream` (bits beyond a sequence read as zero).
+fn keep_low(m: &mut Module, stream: Sig, len: Sig) -> Sig {
+    let w = stream.width();
+    let ones = m.constant(rendergen_hdl::Bits::from_u128(u128::MAX, w));
+    stream & ones.shr(m.lit(w as u64, 8) - len.zext(8))
+}
+
+/// Stage C: masks both streams to their sequence lengths and locates the colour values
+/// `offset..offset+8` and the eight corner weights.
+pub fn stage_c(m: &mut Module, b: &StageB) -> StageC {
+    let cr = range_of(b.colour_quant);
+    let wr = range_of(b.weight_quant);
+    let colour_locs: Vec<Loc> = (0..COLOUR_VALUES)
+        .map(|k| locate(m, &cr, b.offset.zext(8) + k as u64, 8))
+        .collect();
+    let weight_locs: Vec<Loc> = b
+        .weight_index
+        .iter()
+        .map(|&i| locate(m, &wr, i, 8))
+        .collect();
+    StageC {
+        colour: keep_low(m, b.colour, b.colour_len),
+        weights: keep_low(m, b.weights, b.weight_len),
+        colour_quant: b.colour_quant,
+        weight_quant: b.weight_quant,
+        colour_base: std::array::from_fn(|k| colour_locs[k].base),
+        colour_j: std::array::from_fn(|k| colour_locs[k].j),
+        weight_base: std::array::from_fn(|k| weight_locs[k].base),
+        weight_j: std::array::from_fn(|k| weight_locs[k].j),
+        carry: Carry::of(b),
+    }
+}
+
+impl StageC {
+    /// The stage registers.
+    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageC {
+        StageC {
+            colour: p.r(m, "colour", self.colour),
+            weights: p.r(m, "weights", self.weights),
+            colour_quant: p.r(m, "colour_quant", self.colour_quant),
+            weight_quant: p.r(m, "weight_quant", self.weight_quant),
+            colour_base: p.arr(m, "colour_base", &self.colour_base),
+            colour_j: p.arr(m, "colour_j", &self.colour_j),
+            weight_base: p.arr(m, "weight_base", &self.weight_base),
+            weight_j: p.arr(m, "weight_j", &self.weight_j),
+            carry: self.carry.reg(m, p),
+        }
+    }
+}
+
+/// After stage D or E: colour values and corner weights (raw in D, unquantised in E).
+pub struct StageDE {
+    pub(crate) colour_quant: Sig,
+    pub(crate) weight_quant: Sig,
+    pub(crate) colour: [Sig; COLOUR_VALUES],
+    pub(crate) weight: [Sig; 8],
+    pub(crate) carry: Carry,
+}
+
+/// Stage D: extracts the located values from the streams (colour 8 bits, weights 5 bits).
+pub fn stage_d(m: &mut Module, c: &StageC) -> StageDE {
+    let cr = range_of(c.colour_quant);
+    let wr = range_of(c.weight_quant);
+    let colour = std::array::from_fn(|k| {
+        let loc = Loc {
+            base: c.colour_base[k],
+            j: c.colour_j[k],
+        };
+        extract(m, c.colour, &cr, &loc, 38, 8)
+    });
+    let weight = std::array::from_fn(|k| {
+        let loc = Loc {
+            base: c.weight_base[k],
+            j: c.weight_j[k],
+        };
+        extract(m, c.weights, &wr, &loc, 23, 5)
+    });
+    let _ = (COLOUR_BITS, WEIGHT_BITS);
+    StageDE {
+        colour_quant: c.colour_quant,
+        weight_quant: c.weight_quant,
+        colour,
+        weight,
+        carry: c.carry,
+    }
+}
+
+/// Stage E: unquantises the colour values (0..=255) and weights (0..=64).
+pub fn stage_e(m: &mut Module, d: &StageDE) -> StageDE {
+    let cr = range_of(d.colour_quant);
+    let wr = range_of(d.weight_quant);
+    StageDE {
+        colour_quant: d.colour_quant,
+        weight_quant: d.weight_quant,
+        colour: d.colour.map(|v| endpoints::unquantize(m, &cr, v)),
+        weight: d.weight.map(|v| weights::unquantize(m, &wr, v)),
+        carry: d.carry,
+    }
+}
+
+impl StageDE {
+    /// The stage registers (the ranges are not needed after E).
+    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageDE {
+        StageDE {
+            colour_quant: p.r(m, "colour_quant", self.colour_quant),
+            weight_quant: p.r(m, "weight_quant", self.weight_quant),
+            colour: p.arr(m, "colour", &self.colour),
+            weight: p.arr(m, "weight", &self.weight),
+            carry: self.carry.reg(m, p),
+        }
+    }
+}
