@@ -3,6 +3,7 @@
 //! and the testbenches use it, so a generator is added in one place.
 
 use crate::astc::address::{astc_a_top, AstcACfg, Pipelining};
+use crate::astc::dp::{astc_dp_top, DpCfg};
 use crate::mem::ram::{ram_1r1w, ram_2p, RamCfg};
 use crate::stream::arbiter::{arbiter_top, ArbPolicy};
 use crate::stream::credit::credit_counter_top;
@@ -162,6 +163,16 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                 pipelining,
             })
         },
+    },
+    GeneratorSpec {
+        name: "astc_dp",
+        doc: "ASTC_DP texel decode pipeline (pbru §5.3): one texel of a 128-bit ASTC block per clock",
+        params: &[
+            p("tag_width", 8, 1, 64, "tag bits carried through"),
+            p("footprint", 0, 0, 14, "0 per request, k the k-th of 4x4 5x4 5x5 6x5 6x6 8x5 8x6 8x8 10x5 10x6 10x8 10x10 12x10 12x12"),
+            p("profiles", 0, 0, 4, "0 all, 1 LDR only, 2 LDR linear, 3 LDR sRGB, 4 HDR"),
+        ],
+        build: |v| astc_dp_top(&DpCfg::from_catalog(v[0], v[1], v[2])),
     },
 ];
 

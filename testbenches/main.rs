@@ -1,4 +1,5 @@
 //! Integration testbenches, one folder per block of the design.
 mod astc_a;
+mod astc_dp;
 mod astc_model;
 mod widgets;

@@ -5,4 +5,5 @@
 pub mod address;
 mod address_steps;
 pub mod arith;
+pub mod dp;
 pub mod pipe;
