@@ -42,7 +42,7 @@ fn sweep_all_quick() {
     });
     let mut v = Vec::new();
     for fp in Footprint::ALL {
-        for p in [Profile::LdrLinear, Profile::LdrSrgb] {
+        for p in Profile::ALL {
             v.extend(vectors::random(seed, fp, p, 3000));
         }
     }
