@@ -12,60 +12,101 @@ use rendergen_rtl::astc::dp::DpCfg;
 use rendergen_sim::kit::seed_from_env_or;
 use rendergen_sim::models::astc::{Footprint, Profile};
 
-#[test]
-fn smoke_random_ldr() {
-    let seed = seed_from_env_or(0xA57C_D900);
-    let mut bench = Bench::new(DpCfg {
+/// Random texels per footprint per profile in the default run.
+const RANDOM_TEXELS: usize = 10_000;
+/// Random texels per footprint per profile in the long (ignored) run.
+const LONG_TEXELS: usize = 100_000;
+
+const TRAFFIC: Traffic = Traffic {
+    gap: 0.2,
+    stall: 0.25,
+};
+
+fn full_cfg() -> DpCfg {
+    DpCfg {
         tag_width: 16,
         ..DpCfg::default()
-    });
-    let v = vectors::random(seed, Footprint::ALL[0], Profile::LdrLinear, 2000);
-    let t = std::time::Instant::now();
-    let cycles = bench.run(
-        "astc_dp_smoke",
-        seed,
-        &v,
-        Traffic {
-            gap: 0.1,
-            stall: 0.1,
-        },
-    );
-    eprintln!("{} vectors, {cycles} cycles, {:?}", v.len(), t.elapsed());
+    }
+}
+
+/// Random and structured-random blocks, `n` texels per footprint per profile.
+fn random_sweep(name: &str, default_seed: u64, profile: Profile, n: usize) {
+    let seed = seed_from_env_or(default_seed);
+    let mut bench = Bench::new(full_cfg());
+    for fp in Footprint::ALL {
+        let v = vectors::random(seed, fp, profile, n);
+        bench.run(&format!("{name}_{fp}"), seed, &v, TRAFFIC);
+    }
 }
 
 #[test]
-fn sweep_all_quick() {
-    let seed = seed_from_env_or(0xA57C_D901);
-    let mut bench = Bench::new(DpCfg {
-        tag_width: 16,
-        ..DpCfg::default()
-    });
-    let mut v = Vec::new();
-    for fp in Footprint::ALL {
-        for p in Profile::ALL {
-            v.extend(vectors::random(seed, fp, p, 3000));
+fn random_ldr_linear() {
+    random_sweep(
+        "astc_dp_random_ldr_linear",
+        0xA57C_D100,
+        Profile::LdrLinear,
+        RANDOM_TEXELS,
+    );
+}
+
+#[test]
+fn random_ldr_srgb() {
+    random_sweep(
+        "astc_dp_random_ldr_srgb",
+        0xA57C_D200,
+        Profile::LdrSrgb,
+        RANDOM_TEXELS,
+    );
+}
+
+#[test]
+fn random_hdr() {
+    random_sweep(
+        "astc_dp_random_hdr",
+        0xA57C_D300,
+        Profile::Hdr,
+        RANDOM_TEXELS,
+    );
+}
+
+#[test]
+#[ignore = "long: 100,000 random texels per footprint per profile (about 2 minutes)"]
+fn random_long() {
+    for (i, p) in Profile::ALL.into_iter().enumerate() {
+        random_sweep(
+            "astc_dp_random_long",
+            0xA57C_D400 + i as u64,
+            p,
+            LONG_TEXELS,
+        );
+    }
+}
+
+#[test]
+fn images_all_footprints_and_profiles() {
+    let seed = seed_from_env_or(0xA57C_D500);
+    let mut bench = Bench::new(full_cfg());
+    for profile in Profile::ALL {
+        for fp in Footprint::ALL {
+            let v = vectors::image(fp, profile, "-thorough");
+            bench.run(&format!("astc_dp_image_{fp}_{profile}"), seed, &v, TRAFFIC);
         }
     }
-    let kinds = v.iter().fold([0usize; 3], |mut k, x| {
-        use rendergen_sim::models::astc::BlockKind;
-        let fp = x.fp;
-        match BlockKind::parse(x.block, fp) {
-            BlockKind::VoidExtent { .. } => k[0] += 1,
-            BlockKind::Illegal(_) => k[1] += 1,
-            BlockKind::Normal(_) => k[2] += 1,
+}
+
+#[test]
+fn features_all_footprints_and_profiles() {
+    let seed = seed_from_env_or(0xA57C_D600);
+    let mut bench = Bench::new(full_cfg());
+    for fp in Footprint::ALL {
+        for profile in Profile::ALL {
+            let v = vectors::features(fp, profile);
+            bench.run(
+                &format!("astc_dp_features_{fp}_{profile}"),
+                seed,
+                &v,
+                TRAFFIC,
+            );
         }
-        k
-    });
-    eprintln!("void/illegal/normal {kinds:?}");
-    let t = std::time::Instant::now();
-    let cycles = bench.run(
-        "astc_dp_sweep",
-        seed,
-        &v,
-        Traffic {
-            gap: 0.1,
-            stall: 0.1,
-        },
-    );
-    eprintln!("{} vectors, {cycles} cycles, {:?}", v.len(), t.elapsed());
+    }
 }

@@ -1,12 +1,25 @@
-//! Test vectors: random and structured-random blocks (the model testbench's generators),
-//! texel positions, hand-built feature blocks, texels of astcenc-compressed images.
+//! Test vectors. The block generators, procedural images and astcenc runner are the model
+//! testbench's own files (`testbenches/astc_model/`), compiled here again so both benches use
+//! the same blocks.
 
+#[path = "../astc_model/astcenc.rs"]
+#[allow(dead_code)]
+mod astcenc;
+#[path = "../astc_model/compare.rs"]
+#[allow(dead_code)]
+mod compare;
 #[path = "../astc_model/gen.rs"]
 #[allow(dead_code)]
 mod gen;
+#[path = "../astc_model/images.rs"]
+#[allow(dead_code)]
+mod images;
 #[path = "../astc_model/rng.rs"]
 #[allow(dead_code)]
 mod rng;
+#[path = "../astc_model/sweep.rs"]
+#[allow(dead_code)]
+mod sweep;
 
 use super::bench::Vector;
 use rendergen_sim::models::astc::{Footprint, Profile};
@@ -32,4 +45,56 @@ pub fn random(seed: u64, fp: Footprint, profile: Profile, n: usize) -> Vec<Vecto
             }
         })
         .collect()
+}
+
+/// Every texel (in raster order, edge blocks included whole) of the model bench's test image
+/// compressed by astcenc at `fp` for `profile` with `preset`.
+pub fn image(fp: Footprint, profile: Profile, preset: &str) -> Vec<Vector> {
+    let src = images::source(profile);
+    let scratch = astcenc::Scratch::new(&format!("dp-{fp}-{profile}"));
+    let file = astcenc::compress(&scratch, "img", &src, fp, profile, preset);
+    let mut out = Vec::new();
+    for by in 0..file.blocks_y() {
+        for bx in 0..file.blocks_x() {
+            let block = u128::from_le_bytes(*file.block(bx, by));
+            for y in 0..fp.h() {
+                for x in 0..fp.w() {
+                    out.push(Vector {
+                        block,
+                        fp,
+                        profile,
+                        x,
+                        y,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The model bench's hand-built feature blocks at `fp` (void extent of every kind, every
+/// illegal reason, every weight and colour range, CEM and partition count, mixed CEMs, every
+/// CCS), each at its four corners and every third texel.
+pub fn features(fp: Footprint, profile: Profile) -> Vec<Vector> {
+    let (blocks, _) = sweep::feature_blocks(fp);
+    let mut out = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        let block = u128::from_le_bytes(*b);
+        for y in 0..fp.h() {
+            for x in 0..fp.w() {
+                let corner = (x == 0 || x == fp.w() - 1) && (y == 0 || y == fp.h() - 1);
+                if corner || (x + y + i as u32) % 3 == 0 {
+                    out.push(Vector {
+                        block,
+                        fp,
+                        profile,
+                        x,
+                        y,
+                    });
+                }
+            }
+        }
+    }
+    out
 }
