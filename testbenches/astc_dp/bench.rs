@@ -36,15 +36,14 @@ pub struct Texel {
 }
 
 impl Vector {
-    /// The model's answer.
-    pub fn expected(&self) -> Texel {
-        let t = decode_texel(
-            &self.block.to_le_bytes(),
-            self.fp,
-            self.profile,
-            self.x,
-            self.y,
-        );
+    /// The model's answer; a build without HDR answers HDR requests with the HDR error texel.
+    pub fn expected(&self, cfg: &DpCfg) -> Texel {
+        let t = if cfg.profiles == Profiles::Ldr && self.profile == Profile::Hdr {
+            rendergen_sim::models::astc::Texel::error(Profile::Hdr)
+        } else {
+            let block = self.block.to_le_bytes();
+            decode_texel(&block, self.fp, self.profile, self.x, self.y)
+        };
         let rgba = (0..4).fold(0u64, |a, c| a | (t.rgba[c] as u64) << (16 * c));
         let b = t.to_rgba8();
         Texel {
@@ -126,7 +125,8 @@ impl Bench {
     }
 
     fn drive(&mut self, seed: u64, vectors: &[Vector], traffic: Traffic) -> Result<u64, TbError> {
-        let tag_width = self.cfg.tag_width;
+        let cfg = self.cfg;
+        let tag_width = cfg.tag_width;
         let sim = &mut self.sim;
         sim.reset(2);
         let mut src = StreamSource::new(sim, "req", seed ^ 1)?.gap_prob(traffic.gap);
@@ -157,7 +157,7 @@ impl Bench {
                 let v = &vectors[next];
                 let tag = next as u64 & mask;
                 src.send_bits(request(v, tag, tag_width, &names))?;
-                pending.push_back((next, v.expected()));
+                pending.push_back((next, v.expected(&cfg)));
                 next += 1;
             }
             src.drive(sim);

@@ -5,6 +5,7 @@
 //! and an in-order scoreboard; throughput and latency; co-simulation; lint.
 
 mod bench;
+mod flow;
 mod vectors;
 
 use bench::{Bench, Traffic};
@@ -17,12 +18,12 @@ const RANDOM_TEXELS: usize = 10_000;
 /// Random texels per footprint per profile in the long (ignored) run.
 const LONG_TEXELS: usize = 100_000;
 
-const TRAFFIC: Traffic = Traffic {
+pub(crate) const TRAFFIC: Traffic = Traffic {
     gap: 0.2,
     stall: 0.25,
 };
 
-fn full_cfg() -> DpCfg {
+pub(crate) fn full_cfg() -> DpCfg {
     DpCfg {
         tag_width: 16,
         ..DpCfg::default()
