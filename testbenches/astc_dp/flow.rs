@@ -68,7 +68,12 @@ fn throughput_one_texel_per_clock_after_latency() {
     assert_eq!(delivered.len(), v.len(), "every response delivered");
     for (i, (a, d)) in accepted.iter().zip(&delivered).enumerate() {
         assert_eq!(*a, i as u64, "request #{i} was not taken at once");
-        assert_eq!(*d, a + dp::LATENCY, "response #{i} not {} cycles later", dp::LATENCY);
+        assert_eq!(
+            *d,
+            a + dp::LATENCY,
+            "response #{i} not {} cycles later",
+            dp::LATENCY
+        );
     }
 }
 
@@ -106,8 +111,17 @@ fn cosimulation_in_iverilog_and_verilator() {
     let mut bench = Bench::new(full_cfg());
     let mut v = Vec::new();
     for (i, p) in Profile::ALL.into_iter().enumerate() {
-        v.extend(vectors::random(31 + i as u64, Footprint::ALL[4 * i + 1], p, 100));
-        v.extend(vectors::features(Footprint::ALL[4 * i + 2], p).into_iter().step_by(40));
+        v.extend(vectors::random(
+            31 + i as u64,
+            Footprint::ALL[4 * i + 1],
+            p,
+            100,
+        ));
+        v.extend(
+            vectors::features(Footprint::ALL[4 * i + 2], p)
+                .into_iter()
+                .step_by(40),
+        );
     }
     bench.sim.start_recording();
     let traffic = Traffic {

@@ -6,6 +6,7 @@
 
 mod bench;
 mod flow;
+mod kernels;
 mod vectors;
 
 use bench::{Bench, Traffic};
