@@ -176,6 +176,11 @@ pub static GENERATORS: &[GeneratorSpec] = &[
     },
 ];
 
+/// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default
+/// size only slows synthesis without adding structure (the mesh's 2,304 multipliers take Yosys
+/// minutes; 16 exercise the same code).
+const LINT_OVERRIDES: &[(&str, &[&str])] = &[("mac_mesh", &["lanes=4", "stages=4"])];
+
 /// Why a catalogue request failed.
 #[derive(Debug)]
 pub enum CatalogError {
@@ -269,6 +274,15 @@ impl GeneratorSpec {
     pub fn build(&self, overrides: &[String]) -> Result<Design, CatalogError> {
         let values = self.resolve(overrides)?;
         (self.build)(&values).map_err(CatalogError::Elaboration)
+    }
+
+    /// The `NAME=VALUE` overrides used when linting the whole catalogue (usually none).
+    pub fn lint_overrides(&self) -> Vec<String> {
+        LINT_OVERRIDES
+            .iter()
+            .filter(|(name, _)| *name == self.name)
+            .flat_map(|(_, o)| o.iter().map(|s| s.to_string()))
+            .collect()
     }
 
     /// `name=value` pairs of the defaults, for listings.

@@ -36,7 +36,7 @@ pub fn run(out: &Path) -> Result<(), Failure> {
     std::fs::create_dir_all(&vcd_dir).map_err(|e| io("create", &vcd_dir, e))?;
     println!(
         "{:<17} {:>6} {:>7} {:>12}  {:<6} {:<8} {:<9}",
-        "generator", "nodes", "cycles", "Rust cyc/s", "lint", "iverilog", "verilator"
+        "generator", "nodes", "cycles", "cyc/s (VCD)", "lint", "iverilog", "verilator"
     );
     let mut failures = Vec::new();
     for name in WIDGETS {

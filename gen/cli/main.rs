@@ -42,7 +42,8 @@ enum Command {
         /// Generator name.
         #[arg(required_unless_present = "all")]
         top: Option<String>,
-        /// Lint every generator of the catalogue with default parameters.
+        /// Lint every generator of the catalogue with default parameters (a few large ones
+        /// with smaller lint parameters, listed in `rtl/catalog.rs`).
         #[arg(long, conflicts_with = "top")]
         all: bool,
         /// Parameter override NAME=VALUE (repeatable).
@@ -179,7 +180,12 @@ fn run(command: Command) -> Result<(), Failure> {
             };
             let mut dirty = 0;
             for name in &names {
-                let design = build(name, if all { &[] } else { &params })?;
+                let overrides = if all {
+                    catalog::find(name)?.lint_overrides()
+                } else {
+                    params.clone()
+                };
+                let design = build(name, &overrides)?;
                 let report = rendergen_gen::tools::lint(&design).map_err(Failure::check)?;
                 if report.is_clean() {
                     println!("{name:<18} clean (verilator -Wall, yosys check -assert, iverilog)");
