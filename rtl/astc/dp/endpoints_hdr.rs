@@ -1,5 +1,5 @@
 //! HDR colour endpoint modes 2, 3, 7, 11, 14, 15 (ASTC spec C.2.15): 12-bit pseudo-log
-//! endpoints (0x780 is 1.0). Arithmetic is two's complement on [`W`] bits, clamped to 0..=0xFFF.
+//! endpoints (0x780 is 1.0). Arithmetic is two's complement on 18 bits, clamped to 0..=0xFFF.
 
 use super::endpoints::Endpoints;
 use rendergen_hdl::{cat, index_select, lut, Module, Sig};
