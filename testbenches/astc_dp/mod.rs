@@ -8,6 +8,7 @@ mod bench;
 mod flow;
 mod kernels;
 mod vectors;
+mod work;
 
 use bench::{Bench, Traffic};
 use rendergen_rtl::astc::dp::DpCfg;
