@@ -50,12 +50,12 @@ bundle! {
 /// Where [`astc_a`] places its pipeline registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Pipelining {
-    /// Latency 8: a register after each of the eight steps, about one 15×15 multiplier or eight
-    /// divider steps of logic per cycle.
+    /// Latency 8: a register after each of the eight steps (about one multiplier of logic per
+    /// cycle, at most 49 generic gate levels).
     #[default]
     Deep,
-    /// Latency 4 (the proposal of `pbru.md` §5.11): registers after steps 2, 4, 6 and 8, twice
-    /// the logic per cycle.
+    /// Latency 4 (the proposal of `pbru.md` §5.11): registers after steps 2, 4, 6 and 8, about
+    /// twice the logic per cycle (94 levels), less than half the flops.
     Shallow,
 }
 
@@ -133,29 +133,35 @@ fn boundary<T: Bundle>(m: &mut Module, cfg: &AstcACfg, step: u32, s: Stream<T>) 
 /// the ASTC block holding the texel and the texel's position in it (`pbru.md` §5.2, Fig. 11a;
 /// exact semantics in `rendergen_sim::models::texture_address`, which it matches bit for bit).
 ///
-/// Eight steps: (1) wrap u, v, clamp the coverage, W·H, divide W by `bw` and H by `bh` (bits
-/// 14..8); (2, 3) `isqrt(W·H)` digit by digit, finish the divisions; (4) footprint width
-/// `(√coverage · isqrt(W·H)) >> 16`; (5) `mip = min(floor(log2 width), mips − 1)` and the mip's
-/// size and blocks per row; (6) `modified_u/v` and `mip_block_offset(mip)`; (7) divide
-/// `modified_u/v` by the block size (block and texel); (8) the block address. One long division
-/// of W by `bw` gives `ceil(max(1, W>>l)/bw)` for every level `l` (the dividend is consumed from
-/// the top), so the per-level block counts need no further division.
+/// Eight steps: (1) wrap u, v; clamp the coverage; W·H; (2–4) `isqrt(W·H)` digit by digit
+/// (7 + 4 + 4 root bits) while W is divided by `bw` and H by `bh` in long division (4 + 4 + 4 +
+/// 3 quotient bits over steps 1–4); (5) footprint width `(√coverage · isqrt(W·H)) >> 16` and
+/// `mip = min(floor(log2 width), mips − 1)`, and in parallel the block count of each level
+/// 0..14; (6) the mip's size, `modified_u/v`, its blocks per row and `base +
+/// mip_block_offset(mip)` (the counts of the levels below `mip` summed); (7) `modified_u/v`
+/// divided by the block size (block and texel) by reciprocal multiplication; (8) the block
+/// address. The long division consumes the dividend from the top, so the step that consumes
+/// bit `l` of W leaves the quotient and remainder of `W >> l`: one division gives
+/// `ceil(max(1, W>>l)/bw)` for every level.
 ///
 /// * **Protocol:** `req` and `rsp` keep the stream rules (`rendergen_hdl::stream`); `rsp` is
 ///   irrevocable. One response per request, in request order, tag unchanged; back-pressure
 ///   stalls the pipeline and never drops.
-/// * **Timing:** latency [`AstcACfg::latency`] (8 deep, 4 shallow); initiation interval 1.
-///   The stages fill bubbles: each advances when it is empty or the next one advances, and the
-///   last step feeds a skid buffer ([`skid_buffer`]) whose input ready is a register, so
-///   `req_ready` is a function of registers only (a chain of one gate per stage) and there is
-///   no combinational path from any input port to any output port.
+/// * **Timing:** latency [`AstcACfg::latency`] (8 deep, 4 shallow) from the cycle of the `req`
+///   transfer to the first cycle `rsp_valid` is high; initiation interval 1. The stages fill
+///   bubbles: each advances when it is empty or the next one advances, and the last step
+///   feeds a skid buffer ([`skid_buffer`]) whose input ready is a register, so `req_ready` is
+///   a function of registers only (a chain of one gate per stage) and there is no
+///   combinational path from any input port to any output port. Logic depth (Yosys generic
+///   gates, `ltp`): 49 levels deep (step 5), 94 shallow.
 /// * **Parameters:** [`AstcACfg`]: `tag_width` 1..=64 (default 16); `pipelining` (default
 ///   [`Pipelining::Deep`]).
-/// * **Cost** (tag 16): deep, 1285 flops (1156 in the seven stage registers, 7 valid flags,
-///   2 × 60 + 2 in the skid buffer); shallow, 628 (503 + 3 + 122). Arithmetic: multipliers
-///   15×15 (W·H, by·count), 31×15 (footprint), 2 × 16×15 (u, v), 14 masked products of
-///   `(15−l)×(15−l)` bits with a 14-input adder tree (mip offset); 4 long divisions of 15
-///   five-bit steps; 15 square-root iterations.
+/// * **Cost** (tag 16): deep, 1632 flops (1510 in the seven stage registers with their valid
+///   flags, of which 238 hold the per-level block counts; 122 in the skid buffer); shallow,
+///   684 (562 + 122). Yosys generic: about 27 k cells deep, 26 k shallow. Arithmetic:
+///   multipliers 15×15 (W·H, by·count), 31×15 (footprint), 2 × 16×15 (u, v), 2 × 15×20
+///   (reciprocal division), 14 products of `(15−l)×(15−l)` bits and a 15-input adder tree
+///   (mip offset); 2 long divisions of 15 five-bit steps; 15 square-root iterations.
 /// * **Errors:** a `req` whose fields differ from [`AstcACfg::request_shape`] is reported by
 ///   elaboration; every input value that fits the ports has a defined result.
 ///
@@ -246,12 +252,12 @@ mod tests {
     #[test]
     fn flop_count_matches_the_doc() {
         let deep = reg_bits(&astc_a_top(&AstcACfg::default()).unwrap());
-        assert_eq!(deep, 1285);
+        assert_eq!(deep, 1632);
         let shallow = AstcACfg {
             pipelining: Pipelining::Shallow,
             ..AstcACfg::default()
         };
-        assert_eq!(reg_bits(&astc_a_top(&shallow).unwrap()), 628);
+        assert_eq!(reg_bits(&astc_a_top(&shallow).unwrap()), 684);
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! Integer kernels of the ASTC_A pipeline: restoring long division by a 4-bit divisor and the
-//! digit-by-digit integer square root. Both run most significant bit first, so a range of
+//! Integer kernels of the ASTC_A pipeline: restoring long division by a 4-bit divisor, division
+//! by reciprocal multiplication, the digit-by-digit integer square root and a capped floor
+//! log2. The long division and the square root run most significant bit first, so a range of
 //! steps can end at any pipeline register and resume after it.
 
-use rendergen_hdl::{cat, Module, Sig};
+use rendergen_hdl::{cat, lut, Module, Sig};
 
 /// A long division after some of its steps (see [`long_div`]).
 #[derive(Clone, Copy, Debug)]
@@ -15,6 +16,24 @@ pub struct LongDiv {
     /// One flag per step, bit `b − lo` for dividend bit `b`: the remainder after consuming bit
     /// `b` was nonzero, i.e. `(x >> b) mod d ≠ 0`.
     pub nonzero: Sig,
+}
+
+impl LongDiv {
+    /// A division in progress, from its registered parts.
+    pub fn at(rem: Sig, quot: Sig, nonzero: Sig) -> LongDiv {
+        LongDiv { rem, quot, nonzero }
+    }
+
+    /// Continues the division for dividend bits `hi` down to `lo` (just below the bits done).
+    #[track_caller]
+    pub fn resume(self, x: Sig, d: Sig, hi: u32, lo: u32) -> LongDiv {
+        let more = long_div(x, d, hi, lo, self.rem);
+        LongDiv {
+            rem: more.rem,
+            quot: cat(&[self.quot, more.quot]),
+            nonzero: cat(&[self.nonzero, more.nonzero]),
+        }
+    }
 }
 
 /// Runs the steps of a restoring long division of `x` by the 4-bit `d` (1..=15) for dividend
@@ -94,21 +113,64 @@ pub fn isqrt_steps(n: Sig, hi: u32, lo: u32, state: SqrtState) -> SqrtState {
     SqrtState { root, rem }
 }
 
-/// `floor(log2(x))` capped at `cap`: the largest `k` in `1..=max_k` with `x ≥ 2^k` and
-/// `cap ≥ k`, else 0 (so 0 and 1 both give 0). `cap` may have any width; the result has the
-/// width of `max_k`'s binary form.
+/// `floor(log2(x))` capped at `cap` and `max_k`: the largest `k` in `1..=max_k` with
+/// `x ≥ 2^k` and `cap ≥ k`, else 0 (so 0 and 1 both give 0). The flags `x ≥ 2^k && cap ≥ k`
+/// form a thermometer code, turned into binary without a priority chain (about 10 gate
+/// levels). The result has the width of `max_k`'s binary form.
 #[track_caller]
 pub fn capped_log2(m: &mut Module, x: Sig, cap: Sig, max_k: u32) -> Sig {
+    let max_k = max_k.min(x.width() - 1);
     let w = 32 - max_k.leading_zeros();
-    let choices: Vec<(Sig, Sig)> = (1..=max_k.min(x.width() - 1))
+    let above: Vec<Sig> = (1..=max_k)
+        .map(|k| x.bits(x.width() - 1, k).any() & cap.ge(k as u64))
+        .collect();
+    let t = |k: u32| above.get(k as usize - 1).copied();
+    // Bit j of the count is set inside the runs [s, s + 2^j) with s = 2^j, 3·2^j, 5·2^j, ...
+    let bits: Vec<Sig> = (0..w)
         .rev()
-        .map(|k| {
-            let big = x.bits(x.width() - 1, k).any() & cap.ge(k as u64);
-            (big, m.lit(k as u64, w))
+        .map(|j| {
+            let runs: Vec<Sig> = (1u32 << j..=max_k)
+                .step_by(2 << j)
+                .map(|s| match t(s + (1 << j)) {
+                    Some(end) => t(s).expect("s <= max_k") & !end,
+                    None => t(s).expect("s <= max_k"),
+                })
+                .collect();
+            runs.into_iter()
+                .reduce(|a, b| a | b)
+                .unwrap_or_else(|| m.lit(0, 1))
         })
         .collect();
-    let zero = m.lit(0, w);
-    rendergen_hdl::priority_select(&choices, zero)
+    cat(&bits)
+}
+
+/// The 20-bit reciprocals `ceil(2^19 / d)` for `d` in 0..=15 (0 reads as 1).
+fn reciprocals() -> Vec<u64> {
+    (0..16u64)
+        .map(|d| (1u64 << 19).div_ceil(d.max(1)))
+        .collect()
+}
+
+/// `(x / d, x mod d)` for a 15-bit `x` and a 4-bit `d` (0 reads as 1) by a reciprocal
+/// multiply: `x · ceil(2^19/d) >> 19` is exact for `x < 2^15` because the reciprocal's error
+/// `e < d ≤ 15` gives `x·e < 2^19`. The remainder is below 16, so only the low 4 bits of
+/// `x − q·d` are computed.
+///
+/// Cost: a 16-entry table, a 15×20 multiplier, a 4×4 multiplier and a 4-bit subtractor;
+/// depth about that of the multiplier.
+#[track_caller]
+pub fn div_by_reciprocal(x: Sig, d: Sig) -> (Sig, Sig) {
+    assert!(
+        x.width() <= 15 && d.width() == 4,
+        "div_by_reciprocal of {} by {} bits",
+        x.width(),
+        d.width()
+    );
+    let recip = lut(d, &reciprocals(), 20);
+    let quot = x.zext(15).mul_full(recip).bits(33, 19);
+    let d_low = d.eq(0).mux(1u64, d);
+    let rem = x.zext(15).bits(3, 0) - quot.bits(3, 0).mul_full(d_low).bits(3, 0);
+    (quot, rem)
 }
 
 /// `max(1, x)`, same width.

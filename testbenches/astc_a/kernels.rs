@@ -2,12 +2,15 @@
 //! compared with plain Rust arithmetic: exhaustively where the input space is small.
 
 use rendergen_hdl::{Design, Module};
-use rendergen_rtl::astc::arith::{capped_log2, isqrt_steps, long_div, SqrtState};
+use rendergen_rtl::astc::arith::{
+    capped_log2, div_by_reciprocal, isqrt_steps, long_div, SqrtState,
+};
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::texture_address::isqrt;
 use rendergen_sim::Simulator;
 
-/// Long division split after bit 8, as the pipeline may split it across a register.
+/// Long division split after bit 9, as the pipeline may split it across a register, and the
+/// reciprocal division.
 fn divider(m: &mut Module) {
     let x = m.input("x", 15);
     let d = m.input("d", 4);
@@ -17,23 +20,27 @@ fn divider(m: &mut Module) {
     m.output("quot", rendergen_hdl::cat(&[hi.quot, lo.quot]));
     m.output("rem", lo.rem);
     m.output("nonzero", rendergen_hdl::cat(&[hi.nonzero, lo.nonzero]));
+    let (quot, rem) = div_by_reciprocal(x, d);
+    m.output("recip_quot", quot);
+    m.output("recip_rem", rem);
 }
 
 #[test]
-fn long_division_is_exact_for_every_dividend_and_divisor() {
+fn divisions_are_exact_for_every_dividend_and_divisor() {
     let mut sim = Simulator::new(&Design::build("div", divider).unwrap()).unwrap();
     let (x, d) = (sim.input("x").unwrap(), sim.input("d").unwrap());
-    let (quot, rem, nz) = (
-        sim.output("quot").unwrap(),
-        sim.output("rem").unwrap(),
-        sim.output("nonzero").unwrap(),
-    );
+    let out = |name: &str| sim.output(name).unwrap();
+    let (quot, rem, nz) = (out("quot"), out("rem"), out("nonzero"));
+    let (recip_quot, recip_rem) = (out("recip_quot"), out("recip_rem"));
     for dv in 1..16u64 {
+        // (0 is not a divisor of either kernel; the pipeline maps it to 1 first.)
         sim.poke(d, dv);
         for xv in 0..1u64 << 15 {
             sim.poke(x, xv);
             let (q, r) = (sim.peek(quot), sim.peek(rem));
             assert_eq!((q, r), (xv / dv, xv % dv), "{xv} / {dv}");
+            let (q, r) = (sim.peek(recip_quot), sim.peek(recip_rem));
+            assert_eq!((q, r), (xv / dv, xv % dv), "{xv} / {dv} by reciprocal");
             let flags = (0..15).fold(0, |f, b| f | (((xv >> b) % dv != 0) as u64) << b);
             assert_eq!(sim.peek(nz), flags, "remainder flags of {xv} / {dv}");
         }
