@@ -123,8 +123,8 @@ impl StageC {
 
 /// After stage D or E: colour values and corner weights (raw in D, unquantised in E).
 pub struct StageDE {
-    pub(crate) colour_quant: Sig,
-    pub(crate) weight_quant: Sig,
+    pub(crate) colour_quant: Option<Sig>,
+    pub(crate) weight_quant: Option<Sig>,
     pub(crate) colour: [Sig; COLOUR_VALUES],
     pub(crate) weight: [Sig; 8],
     pub(crate) carry: Carry,
@@ -150,8 +150,8 @@ pub fn stage_d(m: &mut Module, c: &StageC) -> StageDE {
     });
     let _ = (COLOUR_BITS, WEIGHT_BITS);
     StageDE {
-        colour_quant: c.colour_quant,
-        weight_quant: c.weight_quant,
+        colour_quant: Some(c.colour_quant),
+        weight_quant: Some(c.weight_quant),
         colour,
         weight,
         carry: c.carry,
@@ -160,11 +160,11 @@ pub fn stage_d(m: &mut Module, c: &StageC) -> StageDE {
 
 /// Stage E: unquantises the colour values (0..=255) and weights (0..=64).
 pub fn stage_e(m: &mut Module, d: &StageDE) -> StageDE {
-    let cr = range_of(d.colour_quant);
-    let wr = range_of(d.weight_quant);
+    let cr = range_of(d.colour_quant.expect("range after D"));
+    let wr = range_of(d.weight_quant.expect("range after D"));
     StageDE {
-        colour_quant: d.colour_quant,
-        weight_quant: d.weight_quant,
+        colour_quant: None,
+        weight_quant: None,
         colour: d.colour.map(|v| endpoints::unquantize(m, &cr, v)),
         weight: d.weight.map(|v| weights::unquantize(m, &wr, v)),
         carry: d.carry,
@@ -172,11 +172,11 @@ pub fn stage_e(m: &mut Module, d: &StageDE) -> StageDE {
 }
 
 impl StageDE {
-    /// The stage registers (the ranges are not needed after E).
+    /// The stage registers (the ranges are dropped after E).
     pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageDE {
         StageDE {
-            colour_quant: p.r(m, "colour_quant", self.colour_quant),
-            weight_quant: p.r(m, "weight_quant", self.weight_quant),
+            colour_quant: p.opt(m, "colour_quant", self.colour_quant),
+            weight_quant: p.opt(m, "weight_quant", self.weight_quant),
             colour: p.arr(m, "colour", &self.colour),
             weight: p.arr(m, "weight", &self.weight),
             carry: self.carry.reg(m, p),

@@ -92,7 +92,9 @@ pub const LATENCY: u64 = 8;
 ///   no combinational path from any input to any output.
 /// * **Parameters:** [`DpCfg`]: `tag_width` 1..=64 (8), `footprint` fixed or per request
 ///   (`None`), `profiles` All / Ldr / Only(p) (All).
-/// * **Cost:** about 1,900 flops of stage registers plus 2 × 163 in the skid buffer; no RAM.
+/// * **Cost:** 1,850 flops in the stage registers (block 128 b in A; streams 87 + 96 b in B
+///   and C; 8 colour + 8 weight values in D and E; 100 b of endpoints in F; 4 × 16 b in G)
+///   plus 2 × (98 + `tag_width`) in the skid buffer; no RAM.
 ///   Sixteen sequence extractors (8 colour, 8 weight), one endpoint decoder, four lerps.
 /// * **Errors:** reserved and illegal encodings give astcenc's error colour with `error` set
 ///   (also HDR data in an LDR profile, and HDR requests to an LDR-only build). A footprint
