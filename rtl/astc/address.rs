@@ -80,10 +80,7 @@ impl Default for AstcACfg {
 impl AstcACfg {
     /// Cycles from a request's transfer to its response's first valid cycle.
     pub fn latency(&self) -> u32 {
-        match self.pipelining {
-            Pipelining::Deep => 8,
-            Pipelining::Shallow => 4,
-        }
+        1 + (1..=7).filter(|&step| self.registered(step)).count() as u32
     }
 
     /// Is there a pipeline register after step `step` (1..=7)? Step 8's register is the output
@@ -162,8 +159,9 @@ fn boundary<T: Bundle>(m: &mut Module, cfg: &AstcACfg, step: u32, s: Stream<T>) 
 ///   multipliers 15×15 (W·H, by·count), 31×15 (footprint), 2 × 16×15 (u, v), 2 × 15×20
 ///   (reciprocal division), 14 products of `(15−l)×(15−l)` bits and a 15-input adder tree
 ///   (mip offset); 2 long divisions of 15 five-bit steps; 15 square-root iterations.
-/// * **Errors:** a `req` whose fields differ from [`AstcACfg::request_shape`] is reported by
-///   elaboration; every input value that fits the ports has a defined result.
+/// * **Errors:** elaboration reports a `req` whose fields differ from
+///   [`AstcACfg::request_shape`], listing every field (a tag width of 0 is one); every input
+///   value that fits the ports has a defined result.
 ///
 /// ```
 /// use rendergen_hdl::Design;

@@ -2,7 +2,8 @@
 //!
 //! Plain integer arithmetic, written from the pseudocode and independent of the RTL
 //! (`rendergen_rtl::astc::address`), which computes the same numbers by other means (a
-//! digit-by-digit square root, long divisions shared across mip levels).
+//! digit-by-digit square root, one long division serving every mip level, division by
+//! reciprocal multiplication, a summed table of level sizes).
 //!
 //! # The exact semantics (every choice §5.2 leaves open)
 //! * **Port widths.** `u`, `v`, `sqrt_coverage` are 32-bit Q16.16 two's complement; `base` is
@@ -14,7 +15,9 @@
 //!   (the floor-based fraction, so −0.25 wraps to 0.75).
 //! * **Footprint width.** `sqrt_texture_area = isqrt(W·H)` (integer square root, floor), and
 //!   `width_of_footprint = (sqrt_coverage · sqrt_texture_area) >> 16` (the Q16.16 product,
-//!   floored). A negative `sqrt_coverage` counts as 0.
+//!   floored). A negative `sqrt_coverage` counts as 0. (Flooring the root first can only lower
+//!   the width, and so the mip, when `sqrt_coverage · sqrt(W·H)` lies just above a power of
+//!   two; it spares the hardware a 62×30-bit product of `sqrt_coverage² · W · H`.)
 //! * **Mip level.** `mip = min(floor(log2(width_of_footprint)), coarsest)` with
 //!   `coarsest = max(mips, 1) − 1`; a width of 0 or 1 gives mip 0 (`mips = 0` behaves as 1).
 //! * **Mip sizes.** `mip_xsize = max(1, W >> mip)`, `mip_ysize = max(1, H >> mip)`.

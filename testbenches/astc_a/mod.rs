@@ -12,7 +12,8 @@ use rendergen_hdl::Design;
 use rendergen_rtl::astc::address::{astc_a_top, AstcACfg, Pipelining};
 use rendergen_sim::kit::{seed_from_env_or, InOrder, Rng, StreamSink, StreamSource, TbError};
 use rendergen_sim::kit::{TestRun, Watchdog};
-use rendergen_sim::models::texture_address::{texture_address, AddressRequest, FOOTPRINTS};
+use rendergen_sim::models::texture_address::{footprint_width, mip_level, texture_address};
+use rendergen_sim::models::texture_address::{AddressRequest, FOOTPRINTS};
 use rendergen_sim::Simulator;
 
 /// One response as the scoreboard compares it.
@@ -152,14 +153,41 @@ fn run(
     Ok(timing)
 }
 
+/// The stimulus reaches every case `pbru.md` T-TX-1 names (and a few more).
+fn check_coverage(reqs: &[AddressRequest]) {
+    for fp in FOOTPRINTS {
+        assert!(
+            reqs.iter().any(|r| (r.tex.bw, r.tex.bh) == fp),
+            "footprint {fp:?}"
+        );
+    }
+    let width = |r: &AddressRequest| footprint_width(r.sqrt_coverage, &r.tex);
+    let cases: [(&str, &dyn Fn(&AddressRequest) -> bool); 8] = [
+        ("width 0", &|r| width(r) == 0),
+        ("width 1", &|r| width(r) == 1),
+        ("mip clamped at the coarsest", &|r| {
+            mip_level(width(r), 15) > mip_level(width(r), r.tex.mips)
+        }),
+        ("mip 14", &|r| texture_address(r).mip == 14),
+        ("mip between", &|r| {
+            (1..r.tex.mips.saturating_sub(1)).contains(&texture_address(r).mip)
+        }),
+        ("NPOT size", &|r| !r.tex.width.is_power_of_two()),
+        ("negative u", &|r| r.u < 0),
+        ("negative coverage", &|r| r.sqrt_coverage < 0),
+    ];
+    for (name, hit) in cases {
+        let n = reqs.iter().filter(|r| hit(r)).count();
+        assert!(n >= 5, "stimulus reaches `{name}` only {n} times");
+    }
+}
+
 fn random_traffic(cfg: AstcACfg, n: usize, name: &str, default_seed: u64) {
     let (_, mut sim) = build(&cfg);
     let seed = seed_from_env_or(default_seed);
     let mut rng = Rng::new(seed);
     let reqs = stimulus::requests(&mut rng, n, 20);
-    for fp in FOOTPRINTS {
-        assert!(reqs.iter().any(|r| (r.tex.bw, r.tex.bh) == fp), "{fp:?}");
-    }
+    check_coverage(&reqs);
     let test = TestRun::start(&mut sim, name, seed);
     let traffic = Traffic {
         gap: 0.3,
