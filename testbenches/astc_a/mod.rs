@@ -153,6 +153,9 @@ fn run(
     Ok(timing)
 }
 
+/// A named stimulus case.
+type Case<'a> = (&'a str, &'a dyn Fn(&AddressRequest) -> bool);
+
 /// The stimulus reaches every case `pbru.md` T-TX-1 names (and a few more).
 fn check_coverage(reqs: &[AddressRequest]) {
     for fp in FOOTPRINTS {
@@ -162,7 +165,7 @@ fn check_coverage(reqs: &[AddressRequest]) {
         );
     }
     let width = |r: &AddressRequest| footprint_width(r.sqrt_coverage, &r.tex);
-    let cases: [(&str, &dyn Fn(&AddressRequest) -> bool); 8] = [
+    let cases: [Case; 8] = [
         ("width 0", &|r| width(r) == 0),
         ("width 1", &|r| width(r) == 1),
         ("mip clamped at the coarsest", &|r| {
