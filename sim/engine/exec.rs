@@ -49,6 +49,23 @@ fn st(v: &mut [u64], i: u32) -> &mut u64 {
     unsafe { v.get_unchecked_mut(i as usize) }
 }
 
+/// `s != 0 ? t : f` without a branch: simulated data is random, so a branch would mispredict.
+#[inline(always)]
+fn select(s: u64, t: u64, f: u64) -> u64 {
+    let m = 0u64.wrapping_sub((s != 0) as u64);
+    (t & m) | (f & !m)
+}
+
+/// Copies `n` words from `src` to `dst` within `v`; one word without a `memmove` call.
+#[inline(always)]
+fn copy_words(v: &mut [u64], dst: usize, src: usize, n: usize) {
+    if n == 1 {
+        v[dst] = v[src];
+    } else {
+        v.copy_within(src..src + n, dst);
+    }
+}
+
 /// Runs a batch of one kind of instruction.
 #[inline(always)]
 fn batch(v: &mut [u64], op: Batch, w: u8, ops: &[[u32; 4]]) {
@@ -75,7 +92,7 @@ fn batch(v: &mut [u64], op: Batch, w: u8, ops: &[[u32; 4]]) {
         Batch::Slice => each!(|a, _b, c| (a >> c) & k),
         Batch::Mux => {
             for &[d, s, t, f] in ops {
-                *st(v, d) = if ld(v, s) != 0 { ld(v, t) } else { ld(v, f) };
+                *st(v, d) = select(ld(v, s), ld(v, t), ld(v, f));
             }
         }
     }
@@ -120,7 +137,7 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
             Ins::Le { d, a, b } => *st(v, d) = (ld(v, a) <= ld(v, b)) as u64,
             Ins::SLt { d, a, b, w } => *st(v, d) = (sx(ld(v, a), w) < sx(ld(v, b), w)) as u64,
             Ins::SLe { d, a, b, w } => *st(v, d) = (sx(ld(v, a), w) <= sx(ld(v, b), w)) as u64,
-            Ins::Mux { d, s, t, f } => *st(v, d) = if ld(v, s) != 0 { ld(v, t) } else { ld(v, f) },
+            Ins::Mux { d, s, t, f } => *st(v, d) = select(ld(v, s), ld(v, t), ld(v, f)),
             Ins::Cat2 { d, hi, lo, sh } => *st(v, d) = (ld(v, hi) << sh) | ld(v, lo),
             Ins::Slice { d, a, lo, w } => *st(v, d) = (ld(v, a) >> lo) & mask(w),
             Ins::Sext { d, a, wa, w } => *st(v, d) = sx(ld(v, a), wa) as u64 & mask(w),
@@ -163,9 +180,10 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
             let info = &p.mems[r.mem as usize];
             let n = info.words as usize;
             let d = r.data as usize;
-            match mem_index(info, v[r.addr as usize]) {
-                Some(i) => v[d..d + n].copy_from_slice(&m.mem[i..i + n]),
-                None => v[d..d + n].fill(0),
+            match (mem_index(info, v[r.addr as usize]), n) {
+                (Some(i), 1) => v[d] = m.mem[i],
+                (Some(i), _) => v[d..d + n].copy_from_slice(&m.mem[i..i + n]),
+                (None, _) => v[d..d + n].fill(0),
             }
         }
     }
@@ -175,7 +193,11 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
             if let Some(i) = mem_index(info, v[w.addr as usize]) {
                 let n = info.words as usize;
                 let s = w.data as usize;
-                m.mem[i..i + n].copy_from_slice(&v[s..s + n]);
+                if n == 1 {
+                    m.mem[i] = v[s];
+                } else {
+                    m.mem[i..i + n].copy_from_slice(&v[s..s + n]);
+                }
             }
         }
     }
@@ -184,14 +206,17 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
     }
     for r in &p.regs {
         if r.en == NONE || v[r.en as usize] != 0 {
-            let (q, d, n) = (r.q as usize, r.d as usize, r.n as usize);
-            v.copy_within(d..d + n, q);
+            copy_words(v, r.q as usize, r.d as usize, r.n as usize);
         }
     }
     if rst {
         for r in &p.resets {
             let (q, s, n) = (r.q as usize, r.value as usize, r.n as usize);
-            v[q..q + n].copy_from_slice(&p.reset_values[s..s + n]);
+            if n == 1 {
+                v[q] = p.reset_values[s];
+            } else {
+                v[q..q + n].copy_from_slice(&p.reset_values[s..s + n]);
+            }
         }
     }
 }

@@ -157,7 +157,11 @@ fn batchable(ins: &Ins) -> Option<(Batch, u8, [Slot; 4])> {
     })
 }
 
-/// Replaces runs (≥ 2) of batchable instructions of one kind and width by `Ins::Batch`.
+/// Replaces runs (≥ [`MIN_BATCH`]) of batchable instructions of one kind and width by
+/// `Ins::Batch`.
+/// Shortest run worth a batch: below it the loop set-up costs more than the saved dispatches.
+const MIN_BATCH: usize = 4;
+
 fn form_batches(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
     let mut out = Vec::with_capacity(code.len());
     let mut i = 0;
@@ -171,8 +175,8 @@ fn form_batches(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
         while j < code.len() && batchable(&code[j]).is_some_and(|(o, x, _)| (o, x) == (op, w)) {
             j += 1;
         }
-        if j - i < 2 {
-            out.push(code[i]);
+        if j - i < MIN_BATCH {
+            out.extend_from_slice(&code[i..j]);
         } else {
             let start = p.batch.len() as u32;
             p.batch.push(first);

@@ -138,8 +138,10 @@ impl Simulator {
         let s = self.in_slots[p.0 as usize] as usize;
         let w = self.inputs[p.0 as usize].width;
         self.m.v[s] = v & mask64(w);
-        let n = words_for(w);
-        self.m.v[s + 1..s + n].fill(0);
+        if w > 64 {
+            let n = words_for(w);
+            self.m.v[s + 1..s + n].fill(0);
+        }
         self.dirty = true;
     }
 
@@ -188,6 +190,7 @@ impl Simulator {
     }
 
     /// Output `p` as little-endian words, settled (no allocation).
+    #[inline]
     pub fn peek_words(&mut self, p: OutputId) -> &[u64] {
         self.settle();
         let s = self.out_slots[p.0 as usize] as usize;
@@ -336,6 +339,21 @@ impl Simulator {
     /// Number of nodes of the flattened design (before optimisation), for reports.
     pub fn node_count(&self) -> usize {
         self.node_count
+    }
+
+    /// The compiled combinational program, one instruction per line (batched operands
+    /// indented), for inspecting what the simulator evaluates per cycle.
+    pub fn program_listing(&self) -> String {
+        let mut out = String::new();
+        for ins in &self.prog.main {
+            out.push_str(&format!("{ins:?}\n"));
+            if let super::program::Ins::Batch { start, n, .. } = ins {
+                for ops in &self.prog.batch[*start as usize..(*start + *n) as usize] {
+                    out.push_str(&format!("    {ops:?}\n"));
+                }
+            }
+        }
+        out
     }
 
     /// Number of operations evaluated per settle (after aliasing, folding and dead-node

@@ -13,11 +13,13 @@ pub struct Bits {
 }
 
 /// Number of 64-bit words needed for `width` bits.
+#[inline]
 pub fn words_for(width: u32) -> usize {
     (width as usize).div_ceil(64).max(1)
 }
 
 /// Mask selecting the valid bits of the most significant word of a `width`-bit value.
+#[inline]
 pub fn top_mask(width: u32) -> u64 {
     match width % 64 {
         0 => u64::MAX,
@@ -26,6 +28,7 @@ pub fn top_mask(width: u32) -> u64 {
 }
 
 /// Mask of the low `width` bits, for widths up to 64.
+#[inline]
 pub fn mask64(width: u32) -> u64 {
     if width >= 64 {
         u64::MAX

@@ -21,6 +21,9 @@ pub(crate) struct ModState {
     pub port_names: HashMap<String, Loc>,
     /// Names of instances, registers, memories and named signals in use.
     pub local_names: HashMap<String, u32>,
+    /// Pure nodes already built, so the same expression built twice is one node (common
+    /// subexpressions are shared in the netlist, the simulator and the Verilog).
+    pub shared: HashMap<(Op, u32), NodeId>,
 }
 
 /// The whole elaboration.

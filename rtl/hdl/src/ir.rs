@@ -68,6 +68,17 @@ pub enum BinOp {
     SLe,
 }
 
+impl Op {
+    /// True for operations whose value depends only on their operands (no state, no port, no
+    /// driver to come), which elaboration shares when built twice with the same operands.
+    pub fn is_pure(&self) -> bool {
+        !matches!(
+            self,
+            Op::Input(_) | Op::Wire(_) | Op::Reg(_) | Op::MemRead { .. } | Op::InstOut { .. }
+        )
+    }
+}
+
 impl BinOp {
     /// True for comparisons (1-bit result).
     pub fn is_compare(self) -> bool {
@@ -83,7 +94,7 @@ impl BinOp {
 }
 
 /// What a node computes.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// Module input port `index`.
     Input(u32),

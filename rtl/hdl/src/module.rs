@@ -44,6 +44,7 @@ pub(crate) fn new_state(uid: u32, name: String, params: String) -> ModState {
         wire_drivers: HashMap::new(),
         port_names: HashMap::new(),
         local_names: HashMap::new(),
+        shared: HashMap::new(),
     }
 }
 

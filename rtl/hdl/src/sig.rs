@@ -97,11 +97,29 @@ impl Ctx {
         s.node
     }
 
-    /// Appends a node and returns its handle.
+    /// Appends a node (or reuses an identical pure one) and returns its handle.
     pub(crate) fn sig(&mut self, op: Op, width: u32, loc: Loc) -> Sig {
-        let node = self.push(op, width, loc);
+        let module = self.top().uid;
+        if !op.is_pure() {
+            let node = self.push(op, width, loc);
+            return Sig {
+                module,
+                node,
+                width,
+            };
+        }
+        let key = (op, width);
+        if let Some(&node) = self.top().shared.get(&key) {
+            return Sig {
+                module,
+                node,
+                width,
+            };
+        }
+        let node = self.push(key.0.clone(), width, loc);
+        self.top().shared.insert(key, node);
         Sig {
-            module: self.top().uid,
+            module,
             node,
             width,
         }
@@ -339,6 +357,10 @@ impl Sig {
     #[track_caller]
     pub fn repeat(self, n: u32) -> Sig {
         let loc = Location::caller();
+        if self.width == 1 && n > 1 {
+            // One bit repeated is its sign extension: one node instead of an n-part concat.
+            return self.extend_at(n, true, loc);
+        }
         cat_at(&vec![self; n.max(1) as usize], loc)
     }
 
