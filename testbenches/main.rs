@@ -1,5 +1,6 @@
 //! Integration testbenches, one folder per block of the design.
 mod astc_a;
+mod astc_cli;
 mod astc_dp;
 mod astc_model;
 mod widgets;

@@ -4,7 +4,6 @@
 //! 2 bad usage (unknown generator, parameter or value; clap's own usage errors).
 
 mod astc;
-mod astc_rtl;
 mod demo;
 
 use clap::{Parser, Subcommand, ValueEnum};

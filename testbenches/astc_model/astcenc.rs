@@ -1,7 +1,7 @@
 //! Running ARM's `astcenc` command line tool from the tests.
 
-use rendergen_sim::models::ktx::{self, KtxImage};
 use rendergen_sim::models::astc::{AstcFile, Footprint, Profile};
+use rendergen_sim::models::ktx::{self, KtxImage};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -48,7 +48,8 @@ impl Drop for Scratch {
     }
 }
 
-fn run(args: &[&std::ffi::OsStr]) {
+/// Runs astcenc with `args` (plus `-silent`); panics with its output on failure.
+pub fn run(args: &[&std::ffi::OsStr]) {
     let out = Command::new(binary())
         .args(args)
         .arg("-silent")

@@ -7,10 +7,10 @@
 //!   trit/quint ranges, dual plane, reserved encodings).
 //! * `random_*`: 100,000 random blocks and 100,000 structured-random blocks per footprint.
 
-mod astcenc;
+pub(crate) mod astcenc;
 mod compare;
 mod gen;
-mod images;
+pub(crate) mod images;
 mod rng;
 mod sweep;
 
