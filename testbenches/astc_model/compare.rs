@@ -1,10 +1,10 @@
 //! Texel-by-texel comparison of the model against astcenc's decoded image.
 
 use super::astcenc::{self, Scratch};
-use rendergen_sim::models::ktx::KtxImage;
 use rendergen_sim::models::astc::{
     decode_block, decode_texel, AstcFile, Footprint, Profile, Texel,
 };
+use rendergen_sim::models::ktx::KtxImage;
 
 /// Which texels also go through the single-texel path (`decode_texel`); all texels always go
 /// through `decode_block`.

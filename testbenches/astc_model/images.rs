@@ -2,9 +2,9 @@
 
 use super::astcenc::{self, Scratch};
 use super::compare::{check_file, SingleTexel};
-use rendergen_sim::models::ktx;
 use super::rng::Rng;
 use rendergen_sim::models::astc::{Footprint, Profile};
+use rendergen_sim::models::ktx;
 
 /// Image size: not a multiple of most footprints, so edge blocks are partly outside.
 const W: u32 = 52;
