@@ -2,6 +2,7 @@
 //! the testbench kit (stream drivers, monitors, scoreboards, watchdog) and the reference models
 //! (golden models that RTL is checked against; they never depend on the RTL they check).
 
+pub mod codegen;
 pub mod engine;
 pub mod kit;
 pub mod models;

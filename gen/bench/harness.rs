@@ -93,7 +93,7 @@ fn cpp_harness(design: &Design) -> String {
     )
 }
 
-fn parse(tool: &str, text: &str, want_seconds: bool) -> Result<(f64, u64), ToolError> {
+pub(super) fn parse(tool: &str, text: &str, want_seconds: bool) -> Result<(f64, u64), ToolError> {
     let field = |key: &str| {
         text.lines()
             .find_map(|l| l.trim().strip_prefix(key).map(|v| v.trim().to_string()))

@@ -1,7 +1,7 @@
 //! Simulation benchmarks: the same seeded random-stimulus protocol run by the Rust simulator,
 //! a Verilator model and iverilog, reporting speed and a hash of every output on every cycle.
 //!
-//! # Protocol (identical in all three engines)
+//! # Protocol (identical in every engine)
 //! ```text
 //! rng = SplitMix64(seed); h = 0xcbf29ce484222325; mix(w): h = (h ^ w) * 0x100000001b3
 //! for c in 0..cycles:
@@ -16,10 +16,11 @@
 //! hashes mean equal behaviour on every cycle.
 //!
 //! # Timing
-//! Rust and Verilator time only the loop (`Instant` / `std::chrono::steady_clock`). iverilog
+//! Rust, the compiled Rust backend and Verilator time only the loop (`Instant` / `std::chrono::steady_clock`). iverilog
 //! has no wall clock inside the simulation: its time is the `vvp` process's wall time, which
 //! includes loading the compiled design (a few milliseconds).
 
+mod compiled;
 mod harness;
 
 use crate::tools::ToolError;
@@ -38,6 +39,8 @@ pub enum BenchEngine {
     Verilator,
     /// Icarus Verilog (`vvp`).
     Iverilog,
+    /// The compiled backend (`rendergen_sim::codegen`): generated Rust built with `rustc -O`.
+    RustCompiled,
 }
 
 impl BenchEngine {
@@ -47,6 +50,7 @@ impl BenchEngine {
             BenchEngine::Rust => "rust",
             BenchEngine::Verilator => "verilator",
             BenchEngine::Iverilog => "iverilog",
+            BenchEngine::RustCompiled => "rust-compiled",
         }
     }
 }
@@ -140,6 +144,7 @@ pub fn bench(
         BenchEngine::Rust => run_rust(design, cycles, seed)?,
         BenchEngine::Verilator => harness::run_verilator(design, cycles, seed)?,
         BenchEngine::Iverilog => harness::run_iverilog(design, cycles, seed)?,
+        BenchEngine::RustCompiled => compiled::run(design, cycles, seed)?,
     };
     Ok(BenchResult {
         top: design.top().name.clone(),

@@ -97,6 +97,7 @@ enum Engine {
     Rust,
     Verilator,
     Iverilog,
+    RustCompiled,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -215,6 +216,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 Engine::Rust => BenchEngine::Rust,
                 Engine::Verilator => BenchEngine::Verilator,
                 Engine::Iverilog => BenchEngine::Iverilog,
+                Engine::RustCompiled => BenchEngine::RustCompiled,
             };
             let r = bench(&design, engine, cycles, seed).map_err(Failure::check)?;
             if json {

@@ -34,11 +34,11 @@
 
 mod compile;
 mod error;
-mod exec;
+pub(crate) mod exec;
 mod lower;
 mod names;
-mod program;
-mod schedule;
+pub(crate) mod program;
+pub(crate) mod schedule;
 mod simulator;
 mod state;
 mod trace;

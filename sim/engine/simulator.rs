@@ -336,6 +336,12 @@ impl Simulator {
         self.recording.take().unwrap_or_default()
     }
 
+    /// The compiled program, the machine state, and the slots of the inputs and outputs, for
+    /// the code generator ([`crate::codegen`]), which must be handed a fresh simulator.
+    pub(crate) fn compiled(&self) -> (&Program, &Machine, &[Slot], &[Slot]) {
+        (&self.prog, &self.m, &self.in_slots, &self.out_slots)
+    }
+
     /// Number of nodes of the flattened design (before optimisation), for reports.
     pub fn node_count(&self) -> usize {
         self.node_count

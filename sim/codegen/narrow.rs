@@ -1,0 +1,164 @@
+//! Printing the narrow (≤ 64-bit) instructions and batches: one statement each.
+
+use super::Gen;
+use crate::engine::program::{mask, Batch, Ins, Program, WideOp};
+use crate::engine::schedule;
+use rendergen_hdl::bits::words_for;
+
+/// Calls `f(slot, words)` for every destination `ins` writes.
+pub(super) fn dests(p: &Program, ins: &Ins, f: &mut impl FnMut(usize, usize)) {
+    match *ins {
+        Ins::Wide(i) => {
+            let (d, n) = wide_dest(p, &p.wide[i as usize]);
+            f(d as usize, n)
+        }
+        Ins::Batch { start, n, .. } => {
+            for ops in &p.batch[start as usize..(start + n) as usize] {
+                f(ops[0] as usize, 1)
+            }
+        }
+        _ => f(schedule::operands(p, ins, |_| {}) as usize, 1),
+    }
+}
+
+/// Destination slot and word count of a multi-word operation.
+pub(super) fn wide_dest(p: &Program, op: &WideOp) -> (u32, usize) {
+    match *op {
+        WideOp::Copy { d, n, .. } | WideOp::Mux { d, n, .. } => (d, n as usize),
+        WideOp::Sat { d, .. } => (d, 1),
+        WideOp::Un { d, w, .. }
+        | WideOp::Bin { d, w, .. }
+        | WideOp::Concat { d, w, .. }
+        | WideOp::Slice { d, w, .. }
+        | WideOp::Extend { d, w, .. } => (d, words_for(w)),
+        WideOp::Select { d, n, .. } | WideOp::Lut { d, n, .. } => (d, n as usize),
+        WideOp::MemRd { d, mem, .. } => (d, p.mems[mem as usize].words as usize),
+    }
+}
+
+/// `& mask` for a `w`-bit result, or nothing at 64 bits.
+fn m(w: u8) -> String {
+    if w >= 64 {
+        String::new()
+    } else {
+        format!(" & {:#x}", mask(w))
+    }
+}
+
+impl Gen<'_> {
+    /// The statements of one instruction of the main program.
+    pub(super) fn ins(&mut self, ins: &Ins) -> Vec<String> {
+        let r = |s| self.r(s);
+        let one = |d: u32, e: String| vec![format!("v[{d}] = {e};")];
+        match *ins {
+            Ins::Copy { d, a } => one(d, r(a)),
+            Ins::Not { d, a, w } => one(d, format!("!{}{}", r(a), m(w))),
+            Ins::Neg { d, a, w } => one(d, format!("{}.wrapping_neg(){}", r(a), m(w))),
+            Ins::RedAnd { d, a, w } => one(d, format!("({} == {:#x}) as u64", r(a), mask(w))),
+            Ins::RedOr { d, a } => one(d, format!("({} != 0) as u64", r(a))),
+            Ins::RedXor { d, a } => one(d, format!("({}.count_ones() & 1) as u64", r(a))),
+            Ins::Add { d, a, b, w } => one(d, format!("{}.wrapping_add({}){}", r(a), r(b), m(w))),
+            Ins::Sub { d, a, b, w } => one(d, format!("{}.wrapping_sub({}){}", r(a), r(b), m(w))),
+            Ins::Mul { d, a, b, w } => one(d, format!("{}.wrapping_mul({}){}", r(a), r(b), m(w))),
+            Ins::And { d, a, b } => one(d, format!("{} & {}", r(a), r(b))),
+            Ins::Or { d, a, b } => one(d, format!("{} | {}", r(a), r(b))),
+            Ins::Xor { d, a, b } => one(d, format!("{} ^ {}", r(a), r(b))),
+            Ins::Shl { d, a, b, w } => one(
+                d,
+                format!(
+                    "{{ let s = {}; if s >= {w} {{ 0 }} else {{ ({} << s){} }} }}",
+                    r(b),
+                    r(a),
+                    m(w)
+                ),
+            ),
+            Ins::Shr { d, a, b, w } => one(
+                d,
+                format!(
+                    "{{ let s = {}; if s >= {w} {{ 0 }} else {{ {} >> s }} }}",
+                    r(b),
+                    r(a)
+                ),
+            ),
+            Ins::Sra { d, a, b, w } => one(
+                d,
+                format!("(sx({}, {w}) >> {}.min(63)) as u64{}", r(a), r(b), m(w)),
+            ),
+            Ins::Eq { d, a, b } => one(d, format!("({} == {}) as u64", r(a), r(b))),
+            Ins::Ne { d, a, b } => one(d, format!("({} != {}) as u64", r(a), r(b))),
+            Ins::Lt { d, a, b } => one(d, format!("({} < {}) as u64", r(a), r(b))),
+            Ins::Le { d, a, b } => one(d, format!("({} <= {}) as u64", r(a), r(b))),
+            Ins::SLt { d, a, b, w } => {
+                one(d, format!("(sx({}, {w}) < sx({}, {w})) as u64", r(a), r(b)))
+            }
+            Ins::SLe { d, a, b, w } => one(
+                d,
+                format!("(sx({}, {w}) <= sx({}, {w})) as u64", r(a), r(b)),
+            ),
+            Ins::Mux { d, s, t, f } => one(d, format!("sel({}, {}, {})", r(s), r(t), r(f))),
+            Ins::Cat2 { d, hi, lo, sh } => one(d, format!("({} << {sh}) | {}", r(hi), r(lo))),
+            Ins::Slice { d, a, lo, w } => one(d, format!("({} >> {lo}){}", r(a), m(w))),
+            Ins::Sext { d, a, wa, w } => one(d, format!("sx({}, {wa}) as u64{}", r(a), m(w))),
+            Ins::Select { d, idx, start, n } => {
+                let tab = &self.p.sel_tab[start as usize..=(start + n) as usize];
+                let mut e = format!("match {} {{ ", r(idx));
+                for (i, c) in tab[..n as usize].iter().enumerate() {
+                    e += &format!("{i} => {}, ", r(*c));
+                }
+                e += &format!("_ => {} }}", r(tab[n as usize]));
+                one(d, e)
+            }
+            Ins::Lut { d, idx, start, n } => {
+                if n == 0 {
+                    return one(d, "0".into());
+                }
+                let vals = &self.p.lut_tab[start as usize..(start + n) as usize];
+                let i = self.r(idx);
+                let t = self.table(vals);
+                one(
+                    d,
+                    format!("{{ let i = {i}; if i < {n} {{ {t}[i as usize] }} else {{ 0 }} }}"),
+                )
+            }
+            Ins::MemRd { d, mem, addr } => {
+                let info = self.p.mems[mem as usize];
+                one(
+                    d,
+                    format!(
+                        "{{ let a = {}; if a < {} {{ mem[{} + a as usize] }} else {{ 0 }} }}",
+                        r(addr),
+                        info.depth,
+                        info.base
+                    ),
+                )
+            }
+            Ins::Wide(i) => {
+                let p = self.p;
+                vec![self.wide(&p.wide[i as usize])]
+            }
+            Ins::Batch { op, w, start, n } => {
+                let ops = &self.p.batch[start as usize..(start + n) as usize];
+                ops.iter().map(|o| self.batch(op, w, *o)).collect()
+            }
+        }
+    }
+
+    /// One entry `[d, a, b, c]` of a batch.
+    fn batch(&self, op: Batch, w: u8, [d, a, b, c]: [u32; 4]) -> String {
+        let r = |s| self.r(s);
+        let e = match op {
+            Batch::Copy => r(a),
+            Batch::Add => format!("{}.wrapping_add({}){}", r(a), r(b), m(w)),
+            Batch::Sub => format!("{}.wrapping_sub({}){}", r(a), r(b), m(w)),
+            Batch::Mul => format!("{}.wrapping_mul({}){}", r(a), r(b), m(w)),
+            Batch::And => format!("{} & {}", r(a), r(b)),
+            Batch::Or => format!("{} | {}", r(a), r(b)),
+            Batch::Xor => format!("{} ^ {}", r(a), r(b)),
+            Batch::Eq => format!("({} == {}) as u64", r(a), r(b)),
+            Batch::Mux => format!("sel({}, {}, {})", r(a), r(b), r(c)),
+            Batch::Slice => format!("({} >> {c}){}", r(a), m(w)),
+            Batch::Not => format!("!{}{}", r(a), m(w)),
+        };
+        format!("v[{d}] = {e};")
+    }
+}

@@ -1,0 +1,109 @@
+//! Printing the state: initial values and memory contents, and the clock edge (in the order of
+//! the interpreter's `exec::edge`).
+
+use super::Gen;
+use crate::engine::program::NONE;
+use std::fmt::Write;
+
+/// A static table of the non-zero words of `words` as `(index, value)` pairs.
+fn nonzero(name: &str, words: &[u64]) -> String {
+    let pairs: Vec<String> = (words.iter().enumerate())
+        .filter(|(_, x)| **x != 0)
+        .map(|(i, x)| format!("({i}, {x:#x})"))
+        .collect();
+    format!(
+        "static {name}: [(usize, u64); {}] = [{}];\n",
+        pairs.len(),
+        pairs.join(", ")
+    )
+}
+
+/// `new_state()`: the value and memory arrays at their initial contents.
+pub(super) fn new_state(v: &[u64], mem: &[u64]) -> String {
+    let mut s = nonzero("INIT_V", v);
+    s += &nonzero("INIT_MEM", mem);
+    s += "\n/// The value and memory arrays at their initial contents.\n\
+          pub fn new_state() -> (Box<[u64; SLOTS]>, Box<[u64; MEM_WORDS]>) {\n\
+          \x20   let mut v: Box<[u64; SLOTS]> = vec![0u64; SLOTS].into_boxed_slice().try_into().unwrap();\n\
+          \x20   let mut mem: Box<[u64; MEM_WORDS]> =\n\
+          \x20       vec![0u64; MEM_WORDS].into_boxed_slice().try_into().unwrap();\n\
+          \x20   for &(i, x) in INIT_V.iter() {\n        v[i] = x;\n    }\n\
+          \x20   for &(i, x) in INIT_MEM.iter() {\n        mem[i] = x;\n    }\n\
+          \x20   (v, mem)\n}\n";
+    s
+}
+
+impl Gen<'_> {
+    /// `if en != 0 { body }`, or `body` for an absent enable.
+    fn when(&self, en: u32, body: String) -> String {
+        if en == NONE {
+            body
+        } else {
+            format!("if {} != 0 {{ {body}}}", self.r(en))
+        }
+    }
+
+    /// The statements of the clock edge.
+    pub(super) fn edge(&self) -> Vec<String> {
+        let p = self.p;
+        let mut out = Vec::new();
+        for r in &p.sync_reads {
+            let info = p.mems[r.mem as usize];
+            let n = info.words as usize;
+            let mut hit = String::new();
+            let mut miss = String::new();
+            for i in 0..n {
+                write!(
+                    hit,
+                    "v[{}] = mem[{} + a as usize * {n} + {i}]; ",
+                    r.data as usize + i,
+                    info.base
+                )
+                .unwrap();
+                write!(miss, "v[{}] = 0; ", r.data as usize + i).unwrap();
+            }
+            let body = format!(
+                "let a = {}; if a < {} {{ {hit}}} else {{ {miss}}} ",
+                self.r(r.addr),
+                info.depth
+            );
+            out.push(self.when(r.en, format!("{{ {body}}}")));
+        }
+        for wp in &p.writes {
+            let info = p.mems[wp.mem as usize];
+            let n = info.words as usize;
+            let mut body = String::new();
+            for i in 0..n {
+                let x = self.r(wp.data + i as u32);
+                write!(body, "mem[{} + a as usize * {n} + {i}] = {x}; ", info.base).unwrap();
+            }
+            let body = format!(
+                "let a = {}; if a < {} {{ {body}}} ",
+                self.r(wp.addr),
+                info.depth
+            );
+            out.push(self.when(wp.en, body));
+        }
+        for &(q, d) in &p.regs_plain {
+            out.push(format!("v[{q}] = {};", self.r(d)));
+        }
+        for r in &p.regs {
+            let mut body = String::new();
+            for i in 0..r.n {
+                write!(body, "v[{}] = {}; ", r.q + i, self.r(r.d + i)).unwrap();
+            }
+            out.push(self.when(r.en, body));
+        }
+        if !p.resets.is_empty() {
+            let mut body = String::from("if rst { ");
+            for r in &p.resets {
+                for i in 0..r.n {
+                    let x = p.reset_values[(r.value + i) as usize];
+                    write!(body, "v[{}] = {x:#x}; ", r.q + i).unwrap();
+                }
+            }
+            out.push(body + "}");
+        }
+        out
+    }
+}
