@@ -49,7 +49,7 @@ impl Gen<'_> {
     /// The statements of one instruction of the main program.
     pub(super) fn ins(&mut self, ins: &Ins) -> Vec<String> {
         let r = |s| self.r(s);
-        let one = |d: u32, e: String| vec![format!("v[{d}] = {e};")];
+        let one = |d: u32, e: String| vec![format!("{} = {e};", self.dst(d))];
         match *ins {
             Ins::Copy { d, a } => one(d, r(a)),
             Ins::Not { d, a, w } => one(d, format!("!{}{}", r(a), m(w))),
@@ -113,12 +113,11 @@ impl Gen<'_> {
                     return one(d, "0".into());
                 }
                 let vals = &self.p.lut_tab[start as usize..(start + n) as usize];
-                let i = self.r(idx);
+                let (i, d) = (self.r(idx), self.dst(d));
                 let t = self.table(vals);
-                one(
-                    d,
-                    format!("{{ let i = {i}; if i < {n} {{ {t}[i as usize] }} else {{ 0 }} }}"),
-                )
+                vec![format!(
+                    "{d} = {{ let i = {i}; if i < {n} {{ {t}[i as usize] }} else {{ 0 }} }};"
+                )]
             }
             Ins::MemRd { d, mem, addr } => {
                 let info = self.p.mems[mem as usize];
@@ -159,6 +158,6 @@ impl Gen<'_> {
             Batch::Slice => format!("({} >> {c}){}", r(a), m(w)),
             Batch::Not => format!("!{}{}", r(a), m(w)),
         };
-        format!("v[{d}] = {e};")
+        format!("{} = {e};", self.dst(d))
     }
 }

@@ -55,12 +55,12 @@ impl Gen<'_> {
             for i in 0..n {
                 write!(
                     hit,
-                    "v[{}] = mem[{} + a as usize * {n} + {i}]; ",
-                    r.data as usize + i,
+                    "{} = mem[{} + a as usize * {n} + {i}]; ",
+                    self.dst(r.data + i as u32),
                     info.base
                 )
                 .unwrap();
-                write!(miss, "v[{}] = 0; ", r.data as usize + i).unwrap();
+                write!(miss, "{} = 0; ", self.dst(r.data + i as u32)).unwrap();
             }
             let body = format!(
                 "let a = {}; if a < {} {{ {hit}}} else {{ {miss}}} ",
@@ -85,12 +85,12 @@ impl Gen<'_> {
             out.push(self.when(wp.en, body));
         }
         for &(q, d) in &p.regs_plain {
-            out.push(format!("v[{q}] = {};", self.r(d)));
+            out.push(format!("{} = {};", self.dst(q), self.r(d)));
         }
         for r in &p.regs {
             let mut body = String::new();
             for i in 0..r.n {
-                write!(body, "v[{}] = {}; ", r.q + i, self.r(r.d + i)).unwrap();
+                write!(body, "{} = {}; ", self.dst(r.q + i), self.r(r.d + i)).unwrap();
             }
             out.push(self.when(r.en, body));
         }
@@ -99,7 +99,7 @@ impl Gen<'_> {
             for r in &p.resets {
                 for i in 0..r.n {
                     let x = p.reset_values[(r.value + i) as usize];
-                    write!(body, "v[{}] = {x:#x}; ", r.q + i).unwrap();
+                    write!(body, "{} = {x:#x}; ", self.dst(r.q + i)).unwrap();
                 }
             }
             out.push(body + "}");

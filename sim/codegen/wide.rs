@@ -14,7 +14,7 @@ impl Gen<'_> {
         let (d, w) = match op {
             WideOp::Copy { d, a, n } => {
                 for i in 0..*n {
-                    write!(s, "v[{}] = {}; ", d + i, self.r(a + i)).unwrap();
+                    write!(s, "{} = {}; ", self.dst(d + i), self.r(a + i)).unwrap();
                 }
                 return s + "}";
             }
@@ -22,16 +22,19 @@ impl Gen<'_> {
                 let hi: Vec<String> = (1..*n).map(|i| self.r(a + i)).collect();
                 let lo = self.r(*a);
                 if hi.is_empty() {
-                    return format!("v[{d}] = {lo};");
+                    return format!("{} = {lo};", self.dst(*d));
                 }
                 let hi = hi.join(" | ");
-                return format!("v[{d}] = if ({hi}) != 0 {{ u64::MAX }} else {{ {lo} }};");
+                return format!(
+                    "{} = if ({hi}) != 0 {{ u64::MAX }} else {{ {lo} }};",
+                    self.dst(*d)
+                );
             }
             WideOp::Mux { d, s: c, t, f, n } => {
                 write!(s, "let m = lane({}); ", self.r(*c)).unwrap();
                 for i in 0..*n {
                     let (t, f) = (self.r(t + i), self.r(f + i));
-                    write!(s, "v[{}] = ({t} & m) | ({f} & !m); ", d + i).unwrap();
+                    write!(s, "{} = ({t} & m) | ({f} & !m); ", self.dst(d + i)).unwrap();
                 }
                 return s + "}";
             }
@@ -168,7 +171,8 @@ impl Gen<'_> {
         if top_mask(w) != u64::MAX {
             write!(s, "r[{}] &= {:#x}; ", n - 1, top_mask(w)).unwrap();
         }
-        write!(s, "v[{d}..{}].copy_from_slice(&r); }}", d as usize + n).unwrap();
+        let d = self.map[d as usize] as usize;
+        write!(s, "v[{d}..{}].copy_from_slice(&r); }}", d + n).unwrap();
         s
     }
 }
