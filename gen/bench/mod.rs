@@ -205,4 +205,6 @@ fn run_rust(design: &Design, cycles: u64, seed: u64) -> Result<(f64, u64), ToolE
 }
 
 #[cfg(test)]
+mod compiled_tests;
+#[cfg(test)]
 mod tests;
