@@ -26,7 +26,7 @@ mod state;
 mod wide;
 
 #[cfg(test)]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::manual_is_multiple_of)]
 mod prelude;
 
 use crate::engine::program::{Program, Slot};
