@@ -64,6 +64,7 @@ fn ops_at(m: &mut Module, w: u32) {
         ("mux", sel.mux(a, b)),
         ("cat", cat(&[a, b])),
         ("cat3", cat(&[sel, a, sel])),
+        ("rep", cat(&[sel; 9])),
         ("slice", a.slice(w / 3, w - w / 3)),
         ("msb", a.msb()),
         ("slice_mid", a.slice(half, (w - half).min(64))),

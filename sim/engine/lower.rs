@@ -114,7 +114,12 @@ impl Builder<'_> {
                 }
             }
             Op::Concat(parts) => {
-                if narrow {
+                let first = parts[0];
+                if narrow && self.width(first) == 1 && parts.iter().all(|p| *p == first) {
+                    // Replication of one bit: 0 or all ones, `-bit` at width `w`.
+                    let a = sl(self, first);
+                    self.emit(Ins::Neg { d, a, w: wb }, sink)
+                } else if narrow {
                     let mut hi = sl(self, parts[0]);
                     for &p in &parts[1..] {
                         let (lo, sh) = (sl(self, p), self.width(p) as u8);

@@ -58,6 +58,7 @@ const OPS: &[(&str, Build, Model)] = &[
     ("sle", |i| i.a.sle(i.b), |i| md::le(&i.a, &i.b, true)),
     ("mux", |i| i.sel.mux(i.a, i.b), |i| if i.sel[0] { i.a.clone() } else { i.b.clone() }),
     ("cat", |i| cat(&[i.a, i.b]), |i| [i.b.clone(), i.a.clone()].concat()),
+    ("rep", |i| cat(&[i.sel; 9]), |i| vec![i.sel[0]; 9]),
     ("cat3", |i| cat(&[i.sel, i.a, i.sel]), |i| [i.sel.clone(), i.a.clone(), i.sel.clone()].concat()),
     ("slice", |i| { let w = i.a.width(); i.a.slice(w / 3, w - w / 3) },
         |i| { let w = i.a.len(); i.a[w / 3..].to_vec() }),
