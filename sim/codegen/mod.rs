@@ -1,4 +1,4 @@
-//! A compiled backend: the [`Program`] the interpreter runs, turned into specialised Rust source.
+//! A compiled backend: the compiled `Program` the interpreter runs, turned into specialised Rust source.
 //!
 //! [`generate`] compiles a design exactly as [`Simulator::new`] does and prints the program as
 //! straight-line code: every slot of the interpreter's value vector becomes a constant index
