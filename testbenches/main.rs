@@ -3,4 +3,5 @@ mod astc_a;
 mod astc_cli;
 mod astc_dp;
 mod astc_model;
+mod engines_agree;
 mod widgets;

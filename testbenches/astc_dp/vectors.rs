@@ -1,30 +1,10 @@
-//! Test vectors. The block generators, procedural images and astcenc runner are the model
-//! testbench's own files (`testbenches/astc_model/`), compiled here again so both benches use
-//! the same blocks (their modules are private to that bench, hence the repeated `mod`).
-#![allow(clippy::duplicate_mod)]
-
-#[path = "../astc_model/astcenc.rs"]
-#[allow(dead_code)]
-mod astcenc;
-#[path = "../astc_model/compare.rs"]
-#[allow(dead_code)]
-mod compare;
-#[path = "../astc_model/gen.rs"]
-#[allow(dead_code)]
-mod gen;
-#[path = "../astc_model/images.rs"]
-#[allow(dead_code)]
-mod images;
-#[path = "../astc_model/rng.rs"]
-#[allow(dead_code)]
-mod rng;
-#[path = "../astc_model/sweep.rs"]
-#[allow(dead_code)]
-mod sweep;
+//! Test vectors, from the model testbench's block generators, procedural images and astcenc
+//! runner (`testbenches/astc_model/`), so both benches use the same blocks.
 
 use super::bench::Vector;
+pub use crate::astc_model::rng::Rng;
+use crate::astc_model::{astcenc, gen, images, sweep};
 use rendergen_sim::models::astc::{Footprint, Profile};
-pub use rng::Rng;
 
 /// `n` texels of random blocks (half pure random, half structured random) at `fp`.
 pub fn random(seed: u64, fp: Footprint, profile: Profile, n: usize) -> Vec<Vector> {

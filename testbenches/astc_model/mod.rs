@@ -8,11 +8,11 @@
 //! * `random_*`: 100,000 random blocks and 100,000 structured-random blocks per footprint.
 
 pub(crate) mod astcenc;
-mod compare;
-mod gen;
+pub(crate) mod compare;
+pub(crate) mod gen;
 pub(crate) mod images;
-mod rng;
-mod sweep;
+pub(crate) mod rng;
+pub(crate) mod sweep;
 
 use rendergen_sim::models::astc::Profile;
 

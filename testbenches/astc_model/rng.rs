@@ -1,21 +1,19 @@
-//! Seeded splitmix64 generator (no external crates).
+//! The kit's seeded SplitMix64 generator with the draws the ASTC vectors use.
 
-/// splitmix64 state.
-pub struct Rng(u64);
+use rendergen_sim::kit::Rng as KitRng;
+
+/// A [`KitRng`] with 128-bit, bounded-`u32` and unit-float draws.
+pub struct Rng(KitRng);
 
 impl Rng {
     /// A generator from `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(KitRng::new(seed))
     }
 
     /// Next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// 128 random bits.
@@ -23,7 +21,7 @@ impl Rng {
         (self.next_u64() as u128) | ((self.next_u64() as u128) << 64)
     }
 
-    /// Uniform in `0..n` (n > 0).
+    /// Uniform in `0..n` (n > 0), by multiply-shift of the high 32 bits.
     pub fn below(&mut self, n: u32) -> u32 {
         (((self.next_u64() >> 32) * n as u64) >> 32) as u32
     }
