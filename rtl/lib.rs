@@ -8,5 +8,6 @@
 pub mod astc;
 pub mod catalog;
 pub mod mem;
+pub mod pbru;
 pub mod stream;
 pub mod synthetic;

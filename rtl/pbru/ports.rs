@@ -1,0 +1,239 @@
+//! Configuration, tags and port bundles of the PBRU (the contract between the core, the
+//! scheduler, the top level, the system models and the testbenches).
+//!
+//! # Tags (D3: results are routed by tag)
+//! A pipeline request carries a [`TAG_W`]-bit tag, returned unchanged with its result:
+//! * core request: bit 23 = 0, bits 22..20 core, bits 19..17 slot, bits 15..0 ray id;
+//! * SM request: bit 23 = 1, bits 17..16 SM port, bits 15..0 the SM's own tag.
+//!
+//! # Rays
+//! A ray enters with `ray_id`, its program position (the next instruction is at byte address
+//! `pc = inst_addr + index`), its stack (`sp` words valid, word 0 in bits 31..0 of `stack`),
+//! where it returns (`ret_dst`: 0 SM, 1 TTU), and optionally the chunk holding `pc` inline
+//! (`has_chunk`, `chunk`, byte 0 in bits 7..0). It leaves with `inst_addr` = the base of the
+//! 32-byte chunk holding the instruction to execute next (for RAYSTOP: the RAYSTOP itself, for a
+//! parked ray: the instruction to re-execute), `index` = its offset in that chunk (0..=31), the
+//! stack, and a `reason` ([`rendergen_isa::Reason::code`]).
+//!
+//! # Test pipelines
+//! Until the shading pipelines exist, their slots hold a test fixture of configurable latency
+//! computing, for the popped arguments `a` (`a[0]` pushed first) of opcode `op` with immediate
+//! `imm`, result word `i` (of `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`,
+//! wrapping at 32 bits. The RTL fixture and the interpreter implement it independently.
+
+use rendergen_hdl::bundle;
+use rendergen_isa::{PipeKind, MAX_PIPE_ARGS, MAX_PIPE_RESULTS};
+
+/// Bits of a pipeline-request tag.
+pub const TAG_W: u32 = 24;
+/// Bits of a ray id.
+pub const RAY_ID_W: u32 = 16;
+/// Bits of an instruction or block byte address.
+pub const ADDR_W: u32 = 32;
+/// Bits of an instruction chunk (32 bytes).
+pub const CHUNK_W: u32 = 256;
+/// Bits of an ASTC block.
+pub const BLOCK_W: u32 = 128;
+/// Bits of a pipeline request's argument vector.
+pub const ARGS_W: u32 = 32 * MAX_PIPE_ARGS;
+/// Bits of a pipeline result vector.
+pub const RESULTS_W: u32 = 32 * MAX_PIPE_RESULTS;
+/// Bits of an L1 request id.
+pub const L1_ID_W: u32 = 8;
+
+/// One pipeline instance plugged into the engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PipeInst {
+    /// Its type.
+    pub kind: PipeKind,
+    /// For a test pipeline (types whose real unit is not built yet): its latency in cycles.
+    /// `None` for the real unit (ASTC_A, ASTC_DP).
+    pub test_latency: Option<u32>,
+}
+
+/// Parameters of the PBRU (defaults from D3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PbruCfg {
+    /// Processing cores, 1..=8. Default 4.
+    pub cores: u32,
+    /// Ray slots per core, 1..=8. Default 2.
+    pub slots: u32,
+    /// Stack words per slot, 4..=64. Default 32.
+    pub stack_depth: u32,
+    /// L0 instruction-cache lines (32-byte chunks), ≥ 1. Default 16.
+    pub icache_chunks: u32,
+    /// L0 texture-cache lines (16-byte blocks), ≥ 1. Default 16.
+    pub tcache_blocks: u32,
+    /// SM ports for direct pipeline requests, 1..=4. Default 1.
+    pub sm_ports: u32,
+    /// Cycles a core request to an instance stays blocked after a cycle with an SM request to
+    /// it (claim 1), ≥ 1. Default 1.
+    pub sm_block_cycles: u32,
+    /// Cycles a slot waits on a pending L1 fetch before stopping itself (¶75). Default 64.
+    pub miss_thresh: u32,
+    /// Pipeline instances; default one of each type, ASTC_A and ASTC_DP real, the shading types
+    /// test pipelines of latency 4.
+    pub pipes: Vec<PipeInst>,
+}
+
+impl Default for PbruCfg {
+    fn default() -> Self {
+        let pipes = PipeKind::ALL
+            .iter()
+            .map(|&kind| PipeInst {
+                kind,
+                test_latency: (!matches!(kind, PipeKind::AstcA | PipeKind::AstcDp)).then_some(4),
+            })
+            .collect();
+        PbruCfg {
+            cores: 4,
+            slots: 2,
+            stack_depth: 32,
+            icache_chunks: 16,
+            tcache_blocks: 16,
+            sm_ports: 1,
+            sm_block_cycles: 1,
+            miss_thresh: 64,
+            pipes,
+        }
+    }
+}
+
+impl PbruCfg {
+    /// Bits of a stack.
+    pub fn stack_w(&self) -> u32 {
+        32 * self.stack_depth
+    }
+
+    /// Bits of a stack pointer (0..=stack_depth).
+    pub fn sp_w(&self) -> u32 {
+        rendergen_hdl::clog2(self.stack_depth as u64 + 1)
+    }
+
+    /// The shape of a ray entering the engine.
+    pub fn ray_in_shape(&self) -> RayIn<u32> {
+        RayIn {
+            ray_id: RAY_ID_W,
+            inst_addr: ADDR_W,
+            index: 16,
+            sp: self.sp_w(),
+            stack: self.stack_w(),
+            ret_dst: 1,
+            has_chunk: 1,
+            chunk: CHUNK_W,
+        }
+    }
+
+    /// The shape of a ray leaving the engine.
+    pub fn ray_out_shape(&self) -> RayOut<u32> {
+        RayOut {
+            ray_id: RAY_ID_W,
+            inst_addr: ADDR_W,
+            index: 16,
+            sp: self.sp_w(),
+            stack: self.stack_w(),
+            ret_dst: 1,
+            reason: 3,
+        }
+    }
+}
+
+bundle! {
+    /// A ray entering the engine (from the SM or the TTU).
+    pub struct RayIn { pub ray_id, pub inst_addr, pub index, pub sp, pub stack, pub ret_dst, pub has_chunk, pub chunk }
+}
+
+bundle! {
+    /// A ray leaving the engine.
+    pub struct RayOut { pub ray_id, pub inst_addr, pub index, pub sp, pub stack, pub ret_dst, pub reason }
+}
+
+bundle! {
+    /// A request to a pipeline instance: the opcode byte (the instance derives its function and
+    /// direction variant), its immediate, the popped arguments (`a[0]`, pushed first, in bits
+    /// 31..0), and the tag.
+    pub struct PipeReq { pub op, pub imm, pub args, pub tag }
+}
+
+bundle! {
+    /// A pipeline result: the pushed words (`r[0]`, pushed first, in bits 31..0) and the tag.
+    pub struct PipeResp { pub data, pub tag }
+}
+
+bundle! {
+    /// A direct pipeline request from an SM port: the target instance, and the request.
+    pub struct SmReq { pub pipe, pub op, pub imm, pub args, pub tag }
+}
+
+bundle! {
+    /// A result returned to an SM port: the instance that computed it, the words and the tag.
+    pub struct SmResp { pub pipe, pub data, pub tag }
+}
+
+bundle! {
+    /// A request to the SM's L1: a 32-byte instruction chunk (`kind` 0) or a 16-byte texture
+    /// block (`kind` 1) at byte address `addr`.
+    pub struct L1Req { pub addr, pub kind, pub id }
+}
+
+bundle! {
+    /// The L1's answer: the data (a chunk, or a block in bits 127..0), or `miss` (the SM's miss
+    /// notice, ¶75: the scheduler parks the waiting ray).
+    pub struct L1Resp { pub id, pub miss, pub data }
+}
+
+impl PipeReq<u32> {
+    /// The request shape.
+    pub const SHAPE: PipeReq<u32> = PipeReq {
+        op: 8,
+        imm: 8,
+        args: ARGS_W,
+        tag: TAG_W,
+    };
+}
+
+impl PipeResp<u32> {
+    /// The result shape.
+    pub const SHAPE: PipeResp<u32> = PipeResp {
+        data: RESULTS_W,
+        tag: TAG_W,
+    };
+}
+
+impl L1Req<u32> {
+    /// The request shape.
+    pub const SHAPE: L1Req<u32> = L1Req {
+        addr: ADDR_W,
+        kind: 1,
+        id: L1_ID_W,
+    };
+}
+
+impl L1Resp<u32> {
+    /// The answer shape.
+    pub const SHAPE: L1Resp<u32> = L1Resp {
+        id: L1_ID_W,
+        miss: 1,
+        data: CHUNK_W,
+    };
+}
+
+impl SmReq<u32> {
+    /// The SM request shape.
+    pub const SHAPE: SmReq<u32> = SmReq {
+        pipe: 5,
+        op: 8,
+        imm: 8,
+        args: ARGS_W,
+        tag: 16,
+    };
+}
+
+impl SmResp<u32> {
+    /// The SM result shape.
+    pub const SHAPE: SmResp<u32> = SmResp {
+        pipe: 5,
+        data: RESULTS_W,
+        tag: 16,
+    };
+}
