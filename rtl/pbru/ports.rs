@@ -237,3 +237,69 @@ impl SmResp<u32> {
         tag: 16,
     };
 }
+
+// ---- The core ↔ scheduler interface -------------------------------------------------------
+//
+// Per core: `assign` (scheduler → core, a `RayIn`; the core picks a free slot), `busy` (core →
+// scheduler, one bit per slot, from registers: the assignment policy counts it), `creq` (core →
+// scheduler), `crsp` (scheduler → core), `stop_valid`/`stop_slot` (scheduler → core, one-cycle
+// command to park a slot's ray, ¶75), `done` (core → scheduler, a `RayOut`). A slot has at most
+// one request outstanding; responses carry the slot and the ray id so a stale answer (for a ray
+// that parked itself meanwhile) is recognised and dropped.
+
+/// `CoreReq::kind`: a pipeline request (`op`, `imm`, `args`).
+pub const CREQ_PIPE: u64 = 0;
+/// `CoreReq::kind`: fetch the instruction chunk at `addr` (32-byte aligned).
+pub const CREQ_IFETCH: u64 = 1;
+/// `CoreReq::kind`: make sure the texture block at `addr` is in the L0 texture cache (TEX_READ);
+/// answered at once on an L0 hit, after an L1 fetch otherwise.
+pub const CREQ_TEXREAD: u64 = 2;
+
+/// `CoreResp::kind`: pipeline results in `data[127:0]`.
+pub const CRSP_PIPE: u64 = 0;
+/// `CoreResp::kind`: the requested instruction chunk in `data`.
+pub const CRSP_CHUNK: u64 = 1;
+/// `CoreResp::kind`: the texture block is in the L0 texture cache.
+pub const CRSP_TEXREADY: u64 = 2;
+
+bundle! {
+    /// A request from a core's slot. For TEX_DP the scheduler reads the block at `args` word 0
+    /// from the L0 texture cache (fetching it if it was evicted) and sends block + coordinates to
+    /// ASTC_DP.
+    pub struct CoreReq { pub kind, pub slot, pub ray_id, pub op, pub imm, pub args, pub addr }
+}
+
+bundle! {
+    /// An answer to a core's slot.
+    pub struct CoreResp { pub kind, pub slot, pub ray_id, pub data }
+}
+
+impl PbruCfg {
+    /// Bits of a slot index.
+    pub fn slot_w(&self) -> u32 {
+        rendergen_hdl::clog2(self.slots as u64)
+    }
+
+    /// The shape of a core request.
+    pub fn core_req_shape(&self) -> CoreReq<u32> {
+        CoreReq {
+            kind: 2,
+            slot: self.slot_w(),
+            ray_id: RAY_ID_W,
+            op: 8,
+            imm: 8,
+            args: ARGS_W,
+            addr: ADDR_W,
+        }
+    }
+
+    /// The shape of a core response.
+    pub fn core_resp_shape(&self) -> CoreResp<u32> {
+        CoreResp {
+            kind: 2,
+            slot: self.slot_w(),
+            ray_id: RAY_ID_W,
+            data: CHUNK_W,
+        }
+    }
+}
