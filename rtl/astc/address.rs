@@ -1,7 +1,7 @@
 //! ASTC_A, the texture-address pipeline 442 (`pbru.md` §5.2, decision D5).
 
 use super::address_steps::{step1, step2, step3, step4, step5, step6, step7, step8};
-use super::pipe::{map, pipe_reg};
+use crate::stream::pipe::{map, pipe_reg};
 use crate::stream::skid::skid_buffer;
 use rendergen_hdl::{bundle, Bundle, Design, ElabErrors, Module, Stream};
 

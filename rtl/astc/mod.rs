@@ -6,4 +6,3 @@ pub mod address;
 mod address_steps;
 pub mod arith;
 pub mod dp;
-pub mod pipe;

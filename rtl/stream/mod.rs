@@ -1,4 +1,5 @@
-//! Stream widgets: generators that take valid/ready streams and return streams.
+//! Stream widgets: generators that take valid/ready streams and return streams, and the
+//! combinators ([`pipe::map`], [`pipe::pipe_reg`]) pipelines are built from.
 //!
 //! Every widget keeps the transfer rules written once in [`rendergen_hdl::stream`]: a transfer
 //! happens when `valid && ready`; `valid` never waits for `ready`; payload is stable while
@@ -9,4 +10,5 @@ pub mod arbiter;
 pub mod credit;
 pub mod fifo;
 pub mod mux;
+pub mod pipe;
 pub mod skid;
