@@ -60,13 +60,41 @@
 //! (so 0xFFFF is exactly 1.0); HDR FP16 is converted to Q16.16, truncated toward zero and
 //! saturated.
 //!
+//! ## Random select and the ray's PRNG (proposal; full semantics in `rtl/isa/ISA.md`)
+//! `RANDSEL n` pops `n` weights, draws `r = (x · S) >> 32` with `S` the sum of the weights
+//! (negative ones count as 0) and `x` the next output of the ray's xorshift32 PRNG, and runs case
+//! `k = #{ i < n−1 : w0 + … + wᵢ ≤ r }`. The PRNG state is seeded at assignment to a slot with
+//! `(ray_id · 0x9E3779B9) | 1` and advanced once per `RANDSEL`
+//! (`x ^= x << 13; x ^= x >> 17; x ^= x << 5`). [`prng_seed`] and [`prng_next`] are the
+//! definition.
+//!
 //! Every other byte is an unknown opcode: executing it ends the ray with
 //! [`RayError::UnknownOpcode`].
+
+pub mod asm;
+pub mod disasm;
+pub mod doc;
 
 use std::fmt;
 
 /// Bytes in an instruction chunk (D3).
 pub const CHUNK_BYTES: u32 = 32;
+
+/// The PRNG state of a ray at assignment: `(ray_id · 0x9E3779B9) | 1` (never zero).
+pub fn prng_seed(ray_id: u32) -> u32 {
+    ray_id.wrapping_mul(0x9E37_79B9) | 1
+}
+
+/// Advances a ray's xorshift32 PRNG once (one `RANDSEL`) and returns the new state, which is
+/// also the draw.
+pub fn prng_next(state: &mut u32) -> u32 {
+    let mut x = *state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *state = x;
+    x
+}
 
 /// The fixed-function pipeline types a request can go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
