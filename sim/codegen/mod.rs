@@ -29,6 +29,7 @@ mod wide;
 #[allow(dead_code, clippy::manual_is_multiple_of)]
 mod prelude;
 
+use crate::engine::layout;
 use crate::engine::program::{Program, Slot};
 use crate::engine::{SimError, Simulator};
 use rendergen_hdl::bits::words_for;
@@ -81,22 +82,13 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
             })
             .collect()
     };
-    let mut inputs = ports(sim.inputs(), in_slots);
-    let mut outputs = ports(sim.outputs(), out_slots);
+    let inputs = ports(sim.inputs(), in_slots);
+    let outputs = ports(sim.outputs(), out_slots);
     let konst = constant_slots(prog, m.v.len(), &inputs);
-    let map = layout(prog, m.v.len());
-    let mut init = vec![0; m.v.len()];
-    for (old, new) in map.iter().enumerate() {
-        init[*new as usize] = m.v[old];
-    }
-    for p in inputs.iter_mut().chain(&mut outputs) {
-        p.slot = map[p.slot] as usize;
-    }
     let mut g = Gen {
         p: prog,
         init: &m.v,
         konst,
-        map,
         tables: String::new(),
     };
     let settle: Vec<String> = prog.main.iter().flat_map(|i| g.ins(i)).collect();
@@ -115,7 +107,7 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
         "/// Words of the memory array.\npub const MEM_WORDS: usize = {nm};"
     )
     .unwrap();
-    src.push_str(&state::new_state(&init, &m.mem));
+    src.push_str(&state::new_state(&m.v, &m.mem));
     src.push_str(&g.tables);
     let chunks: Vec<&[String]> = settle.chunks(CHUNK).collect();
     for (k, body) in chunks.iter().enumerate() {
@@ -153,10 +145,10 @@ fn constant_slots(p: &Program, n: usize, inputs: &[PortSlot]) -> Vec<bool> {
         clear(i.slot, words_for(i.width));
     }
     for ins in p.main.iter().chain(&p.obs) {
-        narrow::dests(p, ins, &mut clear);
+        layout::dests(p, ins, &mut clear);
     }
-    for &(q, _) in &p.regs_plain {
-        clear(q as usize, 1);
+    for &(q, _, n) in &p.regs_plain {
+        clear(q as usize, n as usize);
     }
     for r in &p.regs {
         clear(r.q as usize, r.n as usize);
@@ -170,40 +162,11 @@ fn constant_slots(p: &Program, n: usize, inputs: &[PortSlot]) -> Vec<bool> {
     k
 }
 
-/// The generated numbering of the slots: slots the program does not compute (inputs, state,
-/// constants) first, in their order; then computed values in the order the program first
-/// writes them, so that a run of one operation over neighbouring values (a batch) writes
-/// neighbouring words, which the optimiser can vectorise. Multi-word values stay contiguous.
-fn layout(p: &Program, n: usize) -> Vec<u32> {
-    let mut computed = vec![false; n];
-    let mut order = Vec::new();
-    for ins in &p.main {
-        narrow::dests(p, ins, &mut |s, w| {
-            if !computed[s] {
-                computed[s..s + w].iter_mut().for_each(|x| *x = true);
-                order.push((s, w));
-            }
-        });
-    }
-    let mut map = vec![0; n];
-    let mut next = 0;
-    let slots = (0..n).filter(|s| !computed[*s]).map(|s| (s, 1));
-    for (s, w) in slots.chain(order) {
-        for i in 0..w {
-            map[s + i] = next;
-            next += 1;
-        }
-    }
-    map
-}
-
 /// The printer: the program, the initial values and which slots are constant.
 pub(crate) struct Gen<'a> {
     p: &'a Program,
     init: &'a [u64],
     konst: Vec<bool>,
-    /// Generated index of each slot (see [`layout`]).
-    map: Vec<u32>,
     /// Static lookup tables, printed before the functions.
     tables: String,
 }
@@ -215,13 +178,13 @@ impl Gen<'_> {
         if self.konst[s] {
             format!("{:#x}u64", self.init[s])
         } else {
-            format!("v[{}]", self.map[s])
+            format!("v[{s}]")
         }
     }
 
     /// The place expression of slot `s` (written by the program or the edge).
     fn dst(&self, s: Slot) -> String {
-        format!("v[{}]", self.map[s as usize])
+        format!("v[{s}]")
     }
 
     /// An array expression of the `n` words at slot `s`.

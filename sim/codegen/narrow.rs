@@ -1,40 +1,7 @@
 //! Printing the narrow (≤ 64-bit) instructions and batches: one statement each.
 
 use super::Gen;
-use crate::engine::program::{mask, Batch, Ins, Program, WideOp};
-use crate::engine::schedule;
-use rendergen_hdl::bits::words_for;
-
-/// Calls `f(slot, words)` for every destination `ins` writes.
-pub(super) fn dests(p: &Program, ins: &Ins, f: &mut impl FnMut(usize, usize)) {
-    match *ins {
-        Ins::Wide(i) => {
-            let (d, n) = wide_dest(p, &p.wide[i as usize]);
-            f(d as usize, n)
-        }
-        Ins::Batch { start, n, .. } => {
-            for ops in &p.batch[start as usize..(start + n) as usize] {
-                f(ops[0] as usize, 1)
-            }
-        }
-        _ => f(schedule::operands(p, ins, |_| {}) as usize, 1),
-    }
-}
-
-/// Destination slot and word count of a multi-word operation.
-pub(super) fn wide_dest(p: &Program, op: &WideOp) -> (u32, usize) {
-    match *op {
-        WideOp::Copy { d, n, .. } | WideOp::Mux { d, n, .. } => (d, n as usize),
-        WideOp::Sat { d, .. } => (d, 1),
-        WideOp::Un { d, w, .. }
-        | WideOp::Bin { d, w, .. }
-        | WideOp::Concat { d, w, .. }
-        | WideOp::Slice { d, w, .. }
-        | WideOp::Extend { d, w, .. } => (d, words_for(w)),
-        WideOp::Select { d, n, .. } | WideOp::Lut { d, n, .. } => (d, n as usize),
-        WideOp::MemRd { d, mem, .. } => (d, p.mems[mem as usize].words as usize),
-    }
-}
+use crate::engine::program::{mask, Batch, Ins};
 
 /// `& mask` for a `w`-bit result, or nothing at 64 bits.
 fn m(w: u8) -> String {
@@ -138,6 +105,12 @@ impl Gen<'_> {
             Ins::Batch { op, w, start, n } => {
                 let ops = &self.p.batch[start as usize..(start + n) as usize];
                 ops.iter().map(|o| self.batch(op, w, *o)).collect()
+            }
+            Ins::Run { op, w, shape, run } => {
+                let r = self.p.runs[run as usize];
+                (0..r.n)
+                    .map(|i| self.batch(op, w, r.entry(op, shape, i)))
+                    .collect()
             }
         }
     }

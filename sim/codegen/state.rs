@@ -84,8 +84,10 @@ impl Gen<'_> {
             );
             out.push(self.when(wp.en, body));
         }
-        for &(q, d) in &p.regs_plain {
-            out.push(format!("{} = {};", self.dst(q), self.r(d)));
+        for &(q, d, n) in &p.regs_plain {
+            for i in 0..n {
+                out.push(format!("{} = {};", self.dst(q + i), self.r(d + i)));
+            }
         }
         for r in &p.regs {
             let mut body = String::new();

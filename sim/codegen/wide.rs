@@ -171,7 +171,7 @@ impl Gen<'_> {
         if top_mask(w) != u64::MAX {
             write!(s, "r[{}] &= {:#x}; ", n - 1, top_mask(w)).unwrap();
         }
-        let d = self.map[d as usize] as usize;
+        let d = d as usize;
         write!(s, "v[{d}..{}].copy_from_slice(&r); }}", d + n).unwrap();
         s
     }

@@ -15,7 +15,7 @@
 use super::error::SimError;
 use super::exec::{eval, Machine};
 use super::program::*;
-use super::schedule;
+use super::{layout, runs, schedule};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::NodeId;
 use rendergen_hdl::FlatNetlist;
@@ -86,9 +86,11 @@ pub(crate) fn compile(flat: &FlatNetlist) -> Result<(Program, Machine), SimError
     b.state_elements();
     let main = std::mem::take(&mut b.prog.main);
     b.prog.main = schedule::levelise(&mut b.prog, main);
+    b.prog.node_slot = b.slot;
+    layout::renumber(&mut b.prog, &mut b.m);
+    runs::form(&mut b.prog);
     schedule::validate(&b.prog, &b.prog.main, b.m.v.len());
     schedule::validate(&b.prog, &b.prog.obs, b.m.v.len());
-    b.prog.node_slot = b.slot;
     b.prog.max_words = b.m.scratch.len();
     Ok((b.prog, b.m))
 }

@@ -2,7 +2,7 @@
 //! the clock edge. Nothing here allocates, hashes or dispatches dynamically.
 
 use super::program::{mask, Batch, Ins, MemInfo, Program, NONE};
-use super::wide;
+use super::{runs, wide};
 
 /// The mutable state of a simulation: signal values, memory contents, scratch space.
 #[derive(Clone, Debug)]
@@ -51,7 +51,7 @@ fn st(v: &mut [u64], i: u32) -> &mut u64 {
 
 /// `s != 0 ? t : f` without a branch: simulated data is random, so a branch would mispredict.
 #[inline(always)]
-fn select(s: u64, t: u64, f: u64) -> u64 {
+pub(crate) fn select(s: u64, t: u64, f: u64) -> u64 {
     let m = 0u64.wrapping_sub((s != 0) as u64);
     (t & m) | (f & !m)
 }
@@ -165,6 +165,9 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
                 let (s, n) = (start as usize, n as usize);
                 batch(v, op, w, &p.batch[s..s + n])
             }
+            Ins::Run { op, w, shape, run } => {
+                runs::eval_run(v, op, w, shape, &p.runs[run as usize])
+            }
         }
     }
 }
@@ -201,8 +204,8 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
             }
         }
     }
-    for &(q, d) in &p.regs_plain {
-        v[q as usize] = v[d as usize];
+    for &(q, d, n) in &p.regs_plain {
+        copy_words(v, q as usize, d as usize, n as usize);
     }
     for r in &p.regs {
         if r.en == NONE || v[r.en as usize] != 0 {

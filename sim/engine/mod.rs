@@ -35,9 +35,11 @@
 mod compile;
 mod error;
 pub(crate) mod exec;
+pub(crate) mod layout;
 mod lower;
 mod names;
 pub(crate) mod program;
+mod runs;
 pub(crate) mod schedule;
 mod simulator;
 mod state;

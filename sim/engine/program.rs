@@ -105,6 +105,47 @@ pub(crate) enum Ins {
         start: u32,
         n: u32,
     },
+    /// A batch whose operands are neighbouring slots: `Program::runs[run]` (see [`Run`]).
+    Run {
+        op: Batch,
+        w: u8,
+        shape: Shape,
+        run: u32,
+    },
+}
+
+/// Which operands of a [`Run`] advance with the destination (the others stay on one slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Every operand advances: element `i` reads `a + i`, `b + i` (and `c + i` for `Mux`).
+    Step,
+    /// `a` stays (the select of a `Mux`); the others advance.
+    FixA,
+    /// `b` stays (the right operand of a binary operation); `a` advances.
+    FixB,
+}
+
+/// `n` instructions of one batch kind over neighbouring slots: element `i` writes `d + i` from
+/// operands placed as its [`Shape`] says. `c` is the third operand of `Mux` (a slot) or the shift
+/// of `Slice` (the same for every element). Every operand range lies below `d` (checked when
+/// the run is formed), so the interpreter can split the value vector into disjoint slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub d: Slot,
+    pub a: Slot,
+    pub b: Slot,
+    pub c: Slot,
+    pub n: u32,
+}
+
+impl Run {
+    /// Element `i` as a batch entry `[d, a, b, c]`.
+    pub(crate) fn entry(&self, op: Batch, shape: Shape, i: u32) -> [Slot; 4] {
+        let a = self.a + if shape == Shape::FixA { 0 } else { i };
+        let b = self.b + if shape == Shape::FixB { 0 } else { i };
+        let c = self.c + if op == Batch::Mux { i } else { 0 };
+        [self.d + i, a, b, c]
+    }
 }
 
 /// Kinds of batched instructions (runs of one opcode within a level).
@@ -265,6 +306,8 @@ pub(crate) struct Program {
     pub obs: Vec<Ins>,
     /// Operands of batched instructions (`[d, a, b, c]`).
     pub batch: Vec<[Slot; 4]>,
+    /// Strided batches, referenced by [`Ins::Run`].
+    pub runs: Vec<Run>,
     /// Multi-word operations referenced by [`Ins::Wide`].
     pub wide: Vec<WideOp>,
     /// Operand slots of narrow selects.
@@ -273,8 +316,9 @@ pub(crate) struct Program {
     pub lut_tab: Vec<u64>,
     /// Memories.
     pub mems: Vec<MemInfo>,
-    /// Narrow registers without enable (the common case, kept apart for a tight loop).
-    pub regs_plain: Vec<(Slot, Slot)>,
+    /// Narrow registers without enable (the common case, kept apart for a tight loop), as runs
+    /// `(q, d, n)`: words `q..q + n` load `d..d + n`.
+    pub regs_plain: Vec<(Slot, Slot, u32)>,
     /// Every other register.
     pub regs: Vec<RegUpdate>,
     /// Synchronous resets.

@@ -58,7 +58,7 @@ pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Slot)) -> Slot 
             d
         }
         Ins::Wide(i) => wide_operands(&p.wide[i as usize], f),
-        Ins::Batch { .. } => unreachable!("batches are formed after scheduling"),
+        Ins::Batch { .. } | Ins::Run { .. } => unreachable!("batches are formed after scheduling"),
     }
 }
 
@@ -136,6 +136,7 @@ fn opcode(ins: &Ins) -> u8 {
         Ins::MemRd { .. } => 27,
         Ins::Wide(_) => 28,
         Ins::Batch { .. } => 29,
+        Ins::Run { .. } => 30,
     }
 }
 
@@ -209,6 +210,9 @@ pub(crate) fn validate(p: &Program, code: &[Ins], len: usize) {
                         ok(e[3]);
                     }
                 }
+            }
+            Ins::Run { op, shape, run, .. } => {
+                super::runs::validate(op, shape, &p.runs[run as usize], len)
             }
             Ins::Select { start, n, .. } => {
                 assert!(

@@ -3,7 +3,7 @@
 use super::compile::compile;
 use super::exec::{edge, eval, Machine};
 use super::names::{named_signals, scope_path};
-use super::program::{Program, Slot};
+use super::program::{Ins, Program, Slot};
 use super::*;
 use crate::vcd::SimDump;
 use rendergen_hdl::bits::{mask64, words_for};
@@ -353,10 +353,16 @@ impl Simulator {
         let mut out = String::new();
         for ins in &self.prog.main {
             out.push_str(&format!("{ins:?}\n"));
-            if let super::program::Ins::Batch { start, n, .. } = ins {
-                for ops in &self.prog.batch[*start as usize..(*start + *n) as usize] {
-                    out.push_str(&format!("    {ops:?}\n"));
+            match *ins {
+                Ins::Batch { start, n, .. } => {
+                    for ops in &self.prog.batch[start as usize..(start + n) as usize] {
+                        out.push_str(&format!("    {ops:?}\n"));
+                    }
                 }
+                Ins::Run { run, .. } => {
+                    out.push_str(&format!("    {:?}\n", self.prog.runs[run as usize]))
+                }
+                _ => {}
             }
         }
         out
@@ -367,7 +373,8 @@ impl Simulator {
     pub fn instruction_count(&self) -> usize {
         (self.prog.main.iter())
             .map(|i| match i {
-                super::program::Ins::Batch { n, .. } => *n as usize,
+                Ins::Batch { n, .. } => *n as usize,
+                Ins::Run { run, .. } => self.prog.runs[*run as usize].n as usize,
                 _ => 1,
             })
             .sum()

@@ -66,7 +66,7 @@ impl Builder<'_> {
             };
             let d = self.edge_operand(next);
             if n == 1 && en == NONE {
-                self.prog.regs_plain.push((q, d));
+                self.prog.regs_plain.push((q, d, 1));
             } else {
                 self.prog.regs.push(RegUpdate { q, d, en, n });
             }
