@@ -54,6 +54,20 @@ const fn p(name: &'static str, default: u64, min: u64, max: u64, doc: &'static s
 const WIDTH: ParamSpec = p("width", 32, 1, 4096, "payload width in bits");
 const LANES: ParamSpec = p("n", 4, 1, 64, "number of lanes");
 
+/// The widget library among [`GENERATORS`]: the stream and memory widgets every testbench,
+/// the demonstration and the cross-engine check cover.
+pub const WIDGETS: &[&str] = &[
+    "fifo",
+    "skid_buffer",
+    "rr_arbiter",
+    "priority_arbiter",
+    "stream_mux",
+    "stream_demux",
+    "ram_1r1w",
+    "ram_2p",
+    "credit_counter",
+];
+
 /// Every top-level generator.
 pub static GENERATORS: &[GeneratorSpec] = &[
     GeneratorSpec {

@@ -3,23 +3,11 @@
 //! cycle in the Rust simulator, Verilator and iverilog.
 
 use rendergen_gen::bench::{bench, BenchEngine};
-use rendergen_rtl::catalog;
-
-const WIDGETS: [&str; 9] = [
-    "fifo",
-    "skid_buffer",
-    "rr_arbiter",
-    "priority_arbiter",
-    "stream_mux",
-    "stream_demux",
-    "ram_1r1w",
-    "ram_2p",
-    "credit_counter",
-];
+use rendergen_rtl::catalog::{self, WIDGETS};
 
 #[test]
 fn every_widget_hashes_identically_in_three_engines() {
-    for name in WIDGETS {
+    for &name in WIDGETS {
         let design = catalog::build(name, &[]).unwrap();
         let run = |engine| bench(&design, engine, 400, 0x5EED).unwrap().output_hash;
         let rust = run(BenchEngine::Rust);

@@ -49,3 +49,44 @@ pub fn cosim_prefix(design: &Design, sim: &mut Simulator) {
         panic!("co-simulation of `{}` failed: {e}", design.top().name);
     }
 }
+
+/// Sends `items` random `width`-bit words into input stream `input` with random gaps, takes
+/// them from output stream `output` with random stalls, and checks they arrive complete and in
+/// order. `each_cycle(sim, sent, received)` runs every cycle after sampling (for per-cycle
+/// invariants). Returns the cycles taken.
+#[allow(clippy::too_many_arguments)]
+pub fn run_in_order(
+    sim: &mut Simulator,
+    (input, output): (&str, &str),
+    width: u32,
+    items: usize,
+    seed: u64,
+    (gap, stall): (f64, f64),
+    mut each_cycle: impl FnMut(&mut Simulator, u64, u64) -> Result<(), TbError>,
+) -> Result<u64, TbError> {
+    use rendergen_sim::kit::{InOrder, Rng, Watchdog};
+    let mut rng = Rng::new(seed);
+    let mut src = [StreamSource::new(sim, input, rng.next_u64())?.gap_prob(gap)];
+    let mut sink = [StreamSink::new(sim, output, rng.next_u64())?.stall_prob(stall)];
+    let mut board = InOrder::new();
+    for _ in 0..items {
+        let v = rng.bits_u64(width);
+        src[0].send(&[v])?;
+        board.expect(v);
+    }
+    sim.reset(1);
+    let mut seen = 0;
+    let dog = Watchdog::new(60 * items as u64 + 100, seed);
+    let what = format!("every item from `{input}` at `{output}`");
+    let cycles = dog.run_until(sim, &what, |sim| {
+        agents_cycle(sim, &mut src, &mut sink)?;
+        for item in &sink[0].items()[seen..] {
+            board.observe(item[0].to_u64())?;
+        }
+        seen = sink[0].items().len();
+        each_cycle(sim, src[0].sent(), seen as u64)?;
+        Ok(src[0].is_idle() && board.outstanding() == 0)
+    })?;
+    board.check_complete()?;
+    Ok(cycles)
+}

@@ -7,23 +7,12 @@ use crate::Failure;
 use rendergen_gen::cosim::{cosim, CosimEngine};
 use rendergen_gen::{tools, verilog};
 use rendergen_hdl::Bits;
-use rendergen_rtl::catalog;
+use rendergen_rtl::catalog::{self, WIDGETS};
 use rendergen_sim::kit::rng::Rng;
 use rendergen_sim::Simulator;
 use std::path::Path;
 use std::time::Instant;
 
-const WIDGETS: &[&str] = &[
-    "fifo",
-    "skid_buffer",
-    "rr_arbiter",
-    "priority_arbiter",
-    "stream_mux",
-    "stream_demux",
-    "ram_1r1w",
-    "ram_2p",
-    "credit_counter",
-];
 const CYCLES: u64 = 2_000;
 
 fn io(what: &str, path: &Path, e: std::io::Error) -> Failure {

@@ -1,8 +1,9 @@
 //! Stream arbiters: many input streams, one output stream, one grant per cycle.
 
+use super::Lanes;
 use rendergen_hdl::{
-    cat_lsb_first, clog2, lowest_index, lowest_set, onehot_mux, pack, unpack, Bundle, Design,
-    ElabErrors, Module, Sig, Stream,
+    cat_lsb_first, clog2, lowest_index, lowest_set, onehot_mux, unpack, Bundle, Design, ElabErrors,
+    Module, Sig, Stream,
 };
 
 /// Who wins when several inputs are valid.
@@ -43,16 +44,12 @@ pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T
             grant: m.lit(0, 1),
         };
     }
-    let shape = lanes[0].shape();
-    let mut valids = Vec::new();
-    let mut datas = Vec::new();
-    let mut readies = Vec::new();
-    for lane in lanes {
-        let (v, d, r) = lane.split();
-        valids.push(v);
-        datas.push(pack(&d));
-        readies.push(r);
-    }
+    let Lanes {
+        shape,
+        valids,
+        datas,
+        readies,
+    } = Lanes::split(lanes);
     let req = cat_lsb_first(&valids).named("req");
     let mut last_grant = None;
     let fresh = match policy {

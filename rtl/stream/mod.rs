@@ -12,3 +12,38 @@ pub mod fifo;
 pub mod mux;
 pub mod pipe;
 pub mod skid;
+
+use rendergen_hdl::{pack, Bundle, ReadyDriver, Sig, Stream};
+
+/// Several streams of one payload taken apart for a many-to-one widget: their valids, their
+/// payloads packed into one signal each, and the readies still to drive.
+pub(crate) struct Lanes<T: Bundle> {
+    /// Payload shape (of the first lane; elaboration reports lanes that differ when unpacked).
+    pub shape: T::Shape,
+    /// `valid` of each lane.
+    pub valids: Vec<Sig>,
+    /// Packed payload of each lane.
+    pub datas: Vec<Sig>,
+    /// Ready of each lane, to drive once.
+    pub readies: Vec<ReadyDriver>,
+}
+
+impl<T: Bundle> Lanes<T> {
+    /// Splits `lanes` (at least one).
+    pub fn split(lanes: Vec<Stream<T>>) -> Lanes<T> {
+        let shape = lanes[0].shape();
+        let mut split = Lanes {
+            shape,
+            valids: Vec::new(),
+            datas: Vec::new(),
+            readies: Vec::new(),
+        };
+        for lane in lanes {
+            let (v, d, r) = lane.split();
+            split.valids.push(v);
+            split.datas.push(pack(&d));
+            split.readies.push(r);
+        }
+        split
+    }
+}

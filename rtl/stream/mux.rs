@@ -1,8 +1,7 @@
 //! Stream multiplexer and demultiplexer steered by a select signal.
 
-use rendergen_hdl::{
-    clog2, index_select, pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream,
-};
+use super::Lanes;
+use rendergen_hdl::{clog2, index_select, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
 
 /// Passes the stream `lanes[sel]` to the output; the other lanes see `ready = 0`.
 ///
@@ -15,16 +14,12 @@ pub fn stream_mux<T: Bundle>(m: &mut Module, sel: Sig, lanes: Vec<Stream<T>>) ->
     if lanes.len() == 1 {
         return lanes.into_iter().next().expect("one lane");
     }
-    let shape = lanes[0].shape();
-    let mut valids = Vec::new();
-    let mut datas = Vec::new();
-    let mut readies = Vec::new();
-    for lane in lanes {
-        let (v, d, r) = lane.split();
-        valids.push(v);
-        datas.push(pack(&d));
-        readies.push(r);
-    }
+    let Lanes {
+        shape,
+        valids,
+        datas,
+        readies,
+    } = Lanes::split(lanes);
     let valid = index_select(sel, &valids);
     let data = unpack(&shape, index_select(sel, &datas));
     let (out, out_ready) = Stream::offer(m, "out", valid, data);

@@ -48,25 +48,7 @@ fn same_width(what: &str, values: &[Sig], width: u32, loc: Loc) -> bool {
 /// `cases[index]`, or `default` for an index beyond the cases (a Verilog `case`).
 #[track_caller]
 pub fn select(index: Sig, cases: &[Sig], default: Sig) -> Sig {
-    let loc = Location::caller();
-    let width = default.width();
-    if !same_width("select", cases, width, loc) {
-        return default;
-    }
-    ctx::with(|c| {
-        let idx = c.operand(index, loc);
-        let ids = cases.iter().map(|s| c.operand(*s, loc)).collect();
-        let def = c.operand(default, loc);
-        c.sig(
-            Op::Select {
-                index: idx,
-                cases: ids,
-                default: def,
-            },
-            width,
-            loc,
-        )
-    })
+    select_at("select", index, cases, default, Location::caller())
 }
 
 /// `cases[index]` where the index always addresses a case (`cases.len() == 2^index.width`, or
@@ -74,25 +56,29 @@ pub fn select(index: Sig, cases: &[Sig], default: Sig) -> Sig {
 #[track_caller]
 pub fn index_select(index: Sig, cases: &[Sig]) -> Sig {
     let loc = Location::caller();
-    if cases.is_empty() {
-        ctx::with(|c| c.error(ErrorKind::Invalid, loc, "index_select of no cases".into()));
-        return index;
+    match cases.split_last() {
+        Some((last, head)) => select_at("index_select", index, head, *last, loc),
+        None => {
+            ctx::with(|c| c.error(ErrorKind::Invalid, loc, "index_select of no cases".into()));
+            index
+        }
     }
-    let last = cases[cases.len() - 1];
-    let head = &cases[..cases.len() - 1];
-    let width = last.width();
-    if !same_width("index_select", cases, width, loc) {
-        return last;
+}
+
+fn select_at(what: &str, index: Sig, cases: &[Sig], default: Sig, loc: Loc) -> Sig {
+    let width = default.width();
+    if !same_width(what, cases, width, loc) {
+        return default;
     }
     ctx::with(|c| {
-        let idx = c.operand(index, loc);
-        let ids = head.iter().map(|s| c.operand(*s, loc)).collect();
-        let def = c.operand(last, loc);
+        let index = c.operand(index, loc);
+        let cases = cases.iter().map(|s| c.operand(*s, loc)).collect();
+        let default = c.operand(default, loc);
         c.sig(
             Op::Select {
-                index: idx,
-                cases: ids,
-                default: def,
+                index,
+                cases,
+                default,
             },
             width,
             loc,
