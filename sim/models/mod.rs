@@ -2,4 +2,5 @@
 //! the small image-file formats they exchange with reference tools.
 pub mod astc;
 pub mod ktx;
+pub mod pbru;
 pub mod texture_address;

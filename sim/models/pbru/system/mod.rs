@@ -1,0 +1,1 @@
+//! Transaction-level agents that drive a simulated `pbru` top through its ports.
