@@ -47,10 +47,22 @@ pub fn tex_a(a: &[u32]) -> [u32; 3] {
 /// `TEX_DP p`: `block_addr tx ty format → R G B A` in Q16.16; `Err` where it is undefined (a
 /// footprint that is not an ASTC 2D footprint, a texel outside it).
 pub fn tex_dp(p: u32, a: &[u32], mem: &Memory) -> Result<[u32; 4], String> {
-    let (bw, bh) = (a[3] & 15, (a[3] >> 4) & 15);
+    tex_dp_block(p, &mem.block(a[0]), a[1], a[2], a[3])
+}
+
+/// ASTC_DP on a block given directly (as the scheduler or an SM sends it): texel (`tx`, `ty`)
+/// of `block` with the footprint of `format`, profile `p & 3`, as Q16.16 R G B A.
+pub fn tex_dp_block(
+    p: u32,
+    block: &[u8; 16],
+    tx: u32,
+    ty: u32,
+    format: u32,
+) -> Result<[u32; 4], String> {
+    let (bw, bh) = (format & 15, (format >> 4) & 15);
     let fp = Footprint::new(bw as u8, bh as u8)
         .ok_or_else(|| format!("TEX_DP footprint {bw}x{bh} is not an ASTC 2D footprint"))?;
-    let (x, y) = (a[1] & 15, a[2] & 15);
+    let (x, y) = (tx & 15, ty & 15);
     if x >= bw || y >= bh {
         return Err(format!("TEX_DP texel ({x}, {y}) outside the {fp} block"));
     }
@@ -59,7 +71,7 @@ pub fn tex_dp(p: u32, a: &[u32], mem: &Memory) -> Result<[u32; 4], String> {
         1 => Profile::LdrSrgb,
         _ => Profile::Hdr,
     };
-    let t = decode_texel(&mem.block(a[0]), fp, profile, x, y);
+    let t = decode_texel(block, fp, profile, x, y);
     Ok(t.rgba.map(|c| match t.encoding {
         TexelEncoding::Unorm16 => unorm16_to_q16(c),
         TexelEncoding::Fp16 => fp16_to_q16(c),

@@ -1,0 +1,252 @@
+//! [`System`]: every agent on one simulated `pbru` top, the routing of returned rays (parked →
+//! TTU, call-out → SM, finished → scoreboard), and the check of each finished ray against the
+//! golden model ([`golden`](super::super::golden)).
+
+use super::super::{golden, FinalRay, Memory, NoAnswer, Ray};
+use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
+use crate::engine::{OutputId, Simulator};
+use crate::kit::TbError;
+use rendergen_isa::{PipeKind, Reason};
+use std::collections::{BTreeMap, HashMap};
+
+/// Parameters of the system around the engine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SystemCfg {
+    /// Seed of every agent's randomness.
+    pub seed: u64,
+    /// The L1 model.
+    pub l1: L1Cfg,
+    /// Direct SM pipeline requests.
+    pub sm_load: SmLoad,
+    /// The engine's pipeline instances, in order.
+    pub pipes: Vec<PipeKind>,
+    /// Probability of an idle cycle between rays the SM sends.
+    pub ray_gap: f64,
+    /// Probability of back-pressure on the ray outputs.
+    pub out_stall: f64,
+    /// Cycles without any ray or result moving before the run counts as hung.
+    pub hang_cycles: u64,
+}
+
+impl Default for SystemCfg {
+    fn default() -> Self {
+        SystemCfg {
+            seed: 1,
+            l1: L1Cfg::default(),
+            sm_load: SmLoad::default(),
+            pipes: PipeKind::ALL.to_vec(),
+            ray_gap: 0.0,
+            out_stall: 0.0,
+            hang_cycles: 20_000,
+        }
+    }
+}
+
+/// Activity of one pipeline instance, from its `perf_*` counters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipeStats {
+    /// Busy cycles / cycles.
+    pub utilization: f64,
+    /// Requests granted to the SM side.
+    pub sm_grants: u64,
+    /// Requests granted to cores.
+    pub core_grants: u64,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Report {
+    /// Rays the SM sent (call-outs and resent parked rays not counted).
+    pub rays_in: u64,
+    /// Rays finished (not parked, not a call-out).
+    pub rays_out: u64,
+    /// Clock cycles.
+    pub cycles: u64,
+    /// Finished rays and SM results that differ from the golden models (also lost or
+    /// duplicated ones).
+    pub mismatches: u64,
+    /// The first few mismatches, described.
+    pub mismatch_details: Vec<String>,
+    /// Finished rays the golden model has no answer for (undefined behaviour), not compared.
+    pub unchecked: u64,
+    /// Call-outs the SM ran.
+    pub callouts: u64,
+    /// Rays parked at the TTU.
+    pub parked: u64,
+    /// Direct SM pipeline results checked.
+    pub sm_results: u64,
+    /// Per pipeline instance (`astc_a0`, …).
+    pub pipelines: BTreeMap<String, PipeStats>,
+}
+
+/// The agents on one simulator.
+pub struct System {
+    /// The SM's ray side.
+    pub sm: SmRays,
+    /// The SM's direct pipeline requests.
+    pub sm_pipes: SmPipes,
+    /// The TTU.
+    pub ttu: Ttu,
+    /// The L1 (owns the memory).
+    pub l1: L1,
+    expected: HashMap<u32, Result<(FinalRay, u32), NoAnswer>>,
+    finished: HashMap<u32, FinalRay>,
+    perf: Vec<(String, [OutputId; 3])>,
+    report: Report,
+    hang_cycles: u64,
+}
+
+impl System {
+    /// Resolves every agent's ports on `sim` (a `pbru` top) with `mem` behind the L1.
+    pub fn new(sim: &Simulator, mem: Memory, cfg: &SystemCfg) -> Result<System, TbError> {
+        let s = cfg.seed;
+        let mut perf = Vec::new();
+        for p in sim.outputs() {
+            if let Some(name) =
+                (p.name.strip_prefix("perf_")).and_then(|n| n.strip_suffix("_sm_grants"))
+            {
+                let o = |k: &str| sim.output(&format!("perf_{name}_{k}"));
+                perf.push((
+                    name.to_string(),
+                    [o("sm_grants")?, o("core_grants")?, o("busy")?],
+                ));
+            }
+        }
+        Ok(System {
+            sm: SmRays::new(sim, s, cfg.ray_gap, cfg.out_stall)?,
+            sm_pipes: SmPipes::new(sim, cfg.pipes.clone(), cfg.sm_load.clone(), s ^ 0x1234)?,
+            ttu: Ttu::new(sim, s ^ 0x77, cfg.out_stall)?,
+            l1: L1::new(sim, mem, cfg.l1.clone(), s ^ 0x99)?,
+            expected: HashMap::new(),
+            finished: HashMap::new(),
+            perf,
+            report: Report::default(),
+            hang_cycles: cfg.hang_cycles,
+        })
+    }
+
+    /// Queues a ray from the SM (its id must be unique in the run) and computes its golden end
+    /// result.
+    pub fn send(&mut self, ray: &Ray, mode: RayMode, ret_dst: u32) -> Result<(), TbError> {
+        if self.expected.contains_key(&ray.ray_id) {
+            return Err(TbError::new(format!("ray id {} sent twice", ray.ray_id)));
+        }
+        let depth = self.sm.input.stack_depth();
+        self.expected
+            .insert(ray.ray_id, golden(&self.l1.mem, ray, depth));
+        self.report.rays_in += 1;
+        self.sm.send(&self.l1.mem, ray, mode, ret_dst)
+    }
+
+    fn mismatch(&mut self, m: String) {
+        self.report.mismatches += 1;
+        if self.report.mismatch_details.len() < 8 {
+            self.report.mismatch_details.push(m);
+        }
+    }
+
+    /// Routes a returned ray: call-out → SM, parked → TTU, else the scoreboard.
+    fn route(&mut self, r: Returned) -> Result<(), TbError> {
+        if r.ray.reason == Reason::Parked {
+            self.ttu.hold(r);
+            return Ok(());
+        }
+        if self.sm.callout(&self.l1.mem, &r)? {
+            return Ok(());
+        }
+        let id = r.ray.ray_id;
+        self.report.rays_out += 1;
+        if self.finished.insert(id, r.ray.clone()).is_some() {
+            self.mismatch(format!("ray {id} finished twice"));
+            return Ok(());
+        }
+        match self.expected.get(&id) {
+            None => self.mismatch(format!("ray {id} was never sent")),
+            Some(Err(_)) => self.report.unchecked += 1,
+            Some(Ok((want, _))) if *want == r.ray => {}
+            Some(Ok((want, _))) => {
+                let m = format!("ray {id}: got {:?}, expected {want:?}", r.ray);
+                self.mismatch(m)
+            }
+        }
+        Ok(())
+    }
+
+    /// One clock cycle: every agent drives, every agent samples, returned rays are routed, the
+    /// TTU releases rays whose data is present, and the clock steps.
+    pub fn cycle(&mut self, sim: &mut Simulator) -> Result<(), TbError> {
+        self.sm.drive(sim);
+        self.ttu.drive(sim);
+        self.l1.drive(sim);
+        self.sm_pipes.drive(sim)?;
+        let mut back = self.sm.sample(sim)?;
+        back.extend(self.ttu.sample(sim)?);
+        self.l1.sample(sim);
+        self.sm_pipes.sample(sim);
+        for r in back {
+            self.route(r)?;
+        }
+        self.ttu.release(&self.l1)?;
+        sim.step();
+        Ok(())
+    }
+
+    /// True when every ray sent has finished and every SM request was answered.
+    pub fn is_done(&self) -> bool {
+        self.finished.len() == self.expected.len() && self.sm_pipes.outstanding() == 0
+    }
+
+    /// Runs until done (no new SM requests once every ray has finished); errors if nothing moves
+    /// for `hang_cycles` or a protocol rule breaks.
+    pub fn run(&mut self, sim: &mut Simulator) -> Result<Report, TbError> {
+        let (mut last, mut idle) = ((0, 0, 0), 0);
+        while !self.is_done() {
+            if self.finished.len() == self.expected.len() {
+                self.sm_pipes.stop();
+            }
+            self.cycle(sim)?;
+            let now = (
+                self.sm.input.sent() + self.ttu.input.sent(),
+                self.report.rays_out + self.ttu.parked,
+                self.sm_pipes.matched + self.sm_pipes.mismatch_count,
+            );
+            idle = if now == last { idle + 1 } else { 0 };
+            last = now;
+            if idle > self.hang_cycles {
+                return Err(TbError::new(format!(
+                    "hung at cycle {}: {} of {} rays finished, {} held at the TTU, {} SM requests unanswered",
+                    sim.cycle(), self.finished.len(), self.expected.len(), self.ttu.in_flight(), self.sm_pipes.outstanding()
+                )));
+            }
+        }
+        self.sm.output.protocol_result()?;
+        self.ttu.output.protocol_result()?;
+        Ok(self.report(sim))
+    }
+
+    /// The report so far (reads the performance counters).
+    pub fn report(&mut self, sim: &mut Simulator) -> Report {
+        let mut r = self.report.clone();
+        r.cycles = sim.cycle();
+        r.callouts = self.sm.callouts;
+        r.parked = self.ttu.parked;
+        r.sm_results = self.sm_pipes.matched + self.sm_pipes.mismatch_count;
+        r.mismatches += self.sm_pipes.mismatch_count;
+        r.mismatch_details
+            .extend(self.sm_pipes.mismatches.iter().cloned());
+        let missing = self.expected.len() - self.finished.len();
+        r.mismatches += missing as u64;
+        for (name, [sm, core, busy]) in &self.perf {
+            let busy = sim.peek(*busy);
+            r.pipelines.insert(
+                name.clone(),
+                PipeStats {
+                    utilization: busy as f64 / r.cycles.max(1) as f64,
+                    sm_grants: sim.peek(*sm),
+                    core_grants: sim.peek(*core),
+                },
+            );
+        }
+        r
+    }
+}
