@@ -5,4 +5,5 @@
 //! [`ports`] is the contract every part is built against: the configuration, the tag format,
 //! and the bundles of the top-level ports and of the core ↔ scheduler interface.
 
+pub mod core;
 pub mod ports;

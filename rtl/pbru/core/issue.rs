@@ -1,0 +1,124 @@
+//! The decode stage of the execution unit: picks a runnable slot (round-robin), then in the same
+//! cycle parks it (a pending stop), sends its IFETCH, notices an instruction that continues in
+//! the next chunk, passes over a skipped instruction, or hands the decoded instruction to the
+//! execute stage.
+
+use super::control::skip_step;
+use super::fetch::{advance, decode, Decoded};
+use super::slots::{state, Slots};
+use super::stack::IW;
+use super::Params;
+use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, Module, Sig};
+use rendergen_isa::{RayError, Reason};
+
+/// What the decode stage hands on.
+pub(super) struct Issue {
+    /// The decoded instruction goes to the execute stage.
+    pub start: Sig,
+    /// The picked slot.
+    pub slot: Sig,
+    /// Its instruction.
+    pub dec: Decoded,
+    /// Send an IFETCH for the picked slot.
+    pub ifetch: Sig,
+    /// Its chunk address.
+    pub fetch_addr: Sig,
+    /// The picked slot's ray.
+    pub ray_id: Sig,
+}
+
+/// Builds the decode stage; `active` is 1 when the execution unit is free for a new instruction.
+pub(super) fn issue(
+    m: &mut Module,
+    p: &Params,
+    s: &mut Slots,
+    creq_busy: Sig,
+    active: Sig,
+) -> Issue {
+    let n = p.slots as usize;
+    let st = s.st.all();
+    let stop = s.stop.all();
+    let runnable: Vec<Sig> = (0..n)
+        .map(|i| st[i].eq(state::RUN) | (st[i].eq(state::FETCH) & (!creq_busy | stop[i])))
+        .collect();
+    let want = cat_lsb_first(&runnable).named("runnable");
+    let go = (active & want.any()).named("decode_go");
+    let slot = if n == 1 {
+        m.lit(0, p.slot_w)
+    } else {
+        let last = m.reg("rr_last", p.slots).reset(1 << (n - 1));
+        let above = want & !((last.q() << 1) - 1);
+        let pick = above.any().mux(lowest_set(above), lowest_set(want));
+        last.next_when(go, pick);
+        lowest_index(pick)
+    }
+    .named("decode_slot");
+
+    let pc = s.pc.at(slot);
+    let straddle = s.straddle.at(slot);
+    let stopping = s.stop.at(slot);
+    let st_p = s.st.at(slot);
+    let dec = decode(m, s.chunk.at(slot), s.carry.at(slot), straddle, pc);
+    let skip = skip_step(
+        m,
+        s.skip.at(slot),
+        s.in_pair.at(slot),
+        s.pairs.at(slot),
+        dec.op,
+    );
+
+    let park = go & stopping;
+    let ifetch = go & !stopping & st_p.eq(state::FETCH);
+    let run = go & !stopping & st_p.eq(state::RUN);
+    let unknown = run & !dec.known;
+    let straddles = run & dec.known & dec.need_next;
+    let whole = run & dec.known & !dec.need_next;
+    let fault = whole & skip.fault;
+    let passed = whole & skip.passed;
+    let start = (whole & !skip.fault & !skip.passed).named("decode_start");
+    let (next_pc, next_fetch) = advance(pc, straddle, dec.len);
+
+    let lit3 = |m: &mut Module, v: u64| m.lit(v, 3);
+    let (out, wfetch, fetch, run_st) = (
+        lit3(m, state::OUT),
+        lit3(m, state::WFETCH),
+        lit3(m, state::FETCH),
+        lit3(m, state::RUN),
+    );
+    s.st.set_at(slot, park | unknown | fault, out);
+    s.st.set_at(slot, ifetch, wfetch);
+    s.st.set_at(slot, straddles, fetch);
+    s.st.set_at(slot, passed, next_fetch.mux(fetch, run_st));
+    let code = |m: &mut Module, r: Reason| m.lit(r.code() as u64, 3);
+    let parked = code(m, Reason::Parked);
+    let unknown_code = code(m, Reason::Error(RayError::UnknownOpcode));
+    let bad_code = code(m, Reason::Error(RayError::BadControl));
+    s.reason.set_at(slot, park, parked);
+    s.reason.set_at(slot, unknown, unknown_code);
+    s.reason.set_at(slot, fault, bad_code);
+    s.pc.set_at(slot, passed, next_pc);
+    // A park in the middle of a skip goes back to the RANDSEL/ENDCASE that started it.
+    let unwind = park & s.skip.at(slot).ne(0);
+    let sp = s.sp.at(slot);
+    let restored = (sp.zext(IW) + s.restore.at(slot).zext(IW)).resize(p.sp_w);
+    let origin = s.origin.at(slot);
+    s.pc.set_at(slot, unwind, origin);
+    s.sp.set_at(slot, unwind, restored);
+    let (one, zero) = (m.lit(1, 1), m.lit(0, 1));
+    s.straddle.set_at(slot, straddles, one);
+    s.straddle.set_at(slot, passed, zero);
+    let skip_update = whole & skip.update & !skip.fault;
+    s.skip.set_at(slot, skip_update, skip.skip);
+    s.in_pair.set_at(slot, skip_update, skip.in_pair);
+    s.pairs.set_at(slot, skip_update, skip.pairs);
+
+    let chunk_no = pc.bits(31, 5) + straddle.zext(27);
+    Issue {
+        start,
+        slot,
+        dec,
+        ifetch,
+        fetch_addr: cat(&[chunk_no, m.lit(0, 5)]),
+        ray_id: s.ray_id.at(slot),
+    }
+}

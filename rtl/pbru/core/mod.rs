@@ -1,0 +1,146 @@
+//! The processing core 430 (`pbru.md` §3, §9.2 `pbru_core`): a bytecode stack machine holding
+//! several rays, one per slot, that runs local instructions itself and sends everything else
+//! to the core scheduler.
+//!
+//! Files: [`slots`] per-slot state, [`stack`] the stack RAM, [`fetch`] byte window and decode,
+//! [`alu`] Q16.16 operations, [`control`] RANDSEL/CASE/ENDCASE skipping and the PRNG,
+//! [`issue`] the decode stage, [`exec`] the execute stage, [`request`] the request register,
+//! [`response`] answers and parking, [`intake`] and [`retire`] rays in and out.
+
+mod alu;
+mod control;
+mod exec;
+mod fetch;
+mod intake;
+mod issue;
+mod request;
+mod response;
+mod retire;
+mod slots;
+mod stack;
+
+use super::ports::{CoreReq, CoreResp, PbruCfg, RayIn, RayOut};
+use rendergen_hdl::{cat_lsb_first, Design, ElabErrors, Module, Sig, Stream};
+
+/// Sizes derived from [`PbruCfg`] that every part of the core uses.
+pub(crate) struct Params {
+    slots: u32,
+    depth: u32,
+    slot_w: u32,
+    sp_w: u32,
+    miss_thresh: u32,
+}
+
+/// What [`pbru_core`] returns.
+pub struct CoreOut {
+    /// One bit per slot (slot 0 in bit 0): the slot holds a ray (from registers).
+    pub busy: Sig,
+    /// Requests to the scheduler.
+    pub creq: Stream<CoreReq>,
+    /// Rays leaving the core.
+    pub done: Stream<RayOut>,
+}
+
+/// One processing core with `cfg.slots` ray slots (`pbru.md` §3; contract `crate::pbru::ports`).
+///
+/// * **Protocol:** `assign`, `crsp`, `creq` and `done` keep the stream rules; `creq` and `done`
+///   are irrevocable (registers). `assign` is held (not ready) while the ray's stack is copied in
+///   and taken in the cycle the slot is initialised. A slot has at most one request
+///   outstanding; a `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id`
+///   differs, is taken and dropped (a ray that parked meanwhile). `crsp` of kind PIPE waits
+///   (`ready` low) while an earlier result is being pushed; chunks and texture notices are always
+///   taken. `stop_valid`/`stop_slot` marks a slot to park: at once if it waits on a fetch, at its
+///   next instruction boundary otherwise (after the result is pushed, for a pipeline wait).
+/// * **Execution:** round-robin over runnable slots, one instruction at a time. A slot runs
+///   while the chunk holding its next instruction is present: inline with the ray, or fetched
+///   (`CREQ_IFETCH` → `CRSP_CHUNK`). An instruction whose immediate continues past the chunk
+///   keeps the chunk's last four bytes, fetches the next chunk and decodes across. At the end of
+///   a chunk the next one is fetched. Pipeline opcodes pop `pops()` words (`a[0]` deepest) into
+///   `args` and wait for `CRSP_PIPE`, whose words are pushed `r[0]` first; TEX_READ sends the
+///   word two below the top as `addr` and waits for `CRSP_TEXREADY`. RANDSEL, CASE, ENDCASE,
+///   the PRNG, the bounds checks and the fault positions are those of `rtl/isa/ISA.md`.
+/// * **Leaving:** RAYSTOP → reason Done at the RAYSTOP; a fault → its error reason at the
+///   faulting instruction; a fetch (IFETCH or TEXREAD) pending for `miss_thresh` cycles, or a
+///   stop → Parked at the instruction to re-execute (for an instruction straddling two chunks:
+///   its first byte). `inst_addr` is the chunk base, `index` the offset in it.
+/// * **Timing (cycles per instruction, no waiting):** a local instruction, CASE, ENDCASE:
+///   2 (decode, execute); a skipped instruction: 1; RAYSTOP: 2, then the ray leaves after
+///   `2 + sp` cycles (clear, copy `sp` words, offer); a pipeline op: 1 + ⌈pops/4⌉ to issue
+///   (more while the request register is full), then the pipeline's latency, then `pushes`
+///   cycles of write-back (in parallel with other slots running); TEX_READ: 2 to issue;
+///   RANDSEL n: 2 + n + (k + 1) for chosen case k; a chunk fetch: 1 to issue plus the
+///   scheduler's latency; intake: max(1, sp) cycles. Only one slot is in the execute stage at a
+///   time; the others wait or run in turn. Combinational paths from inputs to outputs: none
+///   (`assign.ready` depends on `assign.valid`/`sp`, `crsp.ready` on `crsp.valid`/`kind`).
+/// * **Parameters** (from [`PbruCfg`]): `slots` 1..=8, `stack_depth` 4..=64, `miss_thresh`
+///   (0 = never park on a timeout).
+/// * **Cost:** stack RAM `slots × 2^⌈log2 stack_depth⌉ × 32` bits with 4 + 1 combinational read
+///   ports and 3 write ports; per slot ~ 400 flops (256-bit chunk, 32-bit carry, pc, PRNG …);
+///   `stack_depth × 32` flops of output buffer; a 320-bit request register; a 128-bit
+///   write-back buffer; a 32×32 and a 32×40 multiplier.
+/// * **Errors:** a ray whose `sp` exceeds `stack_depth` leaves at once with StackOverflow and
+///   an empty stack. Elaboration rejects parameters out of range.
+pub fn pbru_core(
+    m: &mut Module,
+    cfg: &PbruCfg,
+    assign: Stream<RayIn>,
+    crsp: Stream<CoreResp>,
+    stop_valid: Sig,
+    stop_slot: Sig,
+) -> CoreOut {
+    assert!((1..=8).contains(&cfg.slots), "slots must be 1..=8");
+    assert!(
+        (4..=64).contains(&cfg.stack_depth),
+        "stack_depth must be 4..=64"
+    );
+    let p = Params {
+        slots: cfg.slots,
+        depth: cfg.stack_depth,
+        slot_w: cfg.slot_w(),
+        sp_w: cfg.sp_w(),
+        miss_thresh: cfg.miss_thresh,
+    };
+    let mut s = slots::Slots::new(m, p.slots, p.sp_w, response::wait_width(p.miss_thresh));
+    let ram = stack::StackRam::new(m, p.slots, p.depth);
+    let req = request::ReqReg::new(m, cfg);
+    let (wb, answered) = response::responses(m, &p, &mut s, crsp);
+    let ld = intake::intake(m, &p, &mut s, assign, wb.enable);
+    ram.write(
+        wb.enable | ld.enable,
+        wb.enable.mux(wb.slot, ld.slot),
+        wb.enable.mux(wb.idx, ld.idx.zext(wb.idx.width())),
+        wb.enable.mux(wb.data, ld.data),
+    );
+    s.stop.set_at(stop_slot, stop_valid, m.lit(1, 1));
+    response::park(m, &p, &mut s, &answered);
+    let load = exec::execute(m, &p, &mut s, ram, req.busy());
+    let creq = req.finish(m, load);
+    let done = retire::retire(m, &p, &mut s, ram);
+    let busy = cat_lsb_first(
+        &(s.st.all().into_iter())
+            .map(|x| x.ne(slots::state::IDLE))
+            .collect::<Vec<_>>(),
+    )
+    .named("busy");
+    s.finish();
+    CoreOut { busy, creq, done }
+}
+
+/// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `busy`,
+/// `creq_*`, `done_*` (for tests).
+pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
+    let params = format!(
+        "slots={} stack_depth={} miss_thresh={}",
+        cfg.slots, cfg.stack_depth, cfg.miss_thresh
+    );
+    Design::build_with_params("pbru_core", &params, |m| {
+        let assign = m.input_stream::<RayIn>("assign", &cfg.ray_in_shape());
+        let crsp = m.input_stream::<CoreResp>("crsp", &cfg.core_resp_shape());
+        let stop_valid = m.input("stop_valid", 1);
+        let stop_slot = m.input("stop_slot", cfg.slot_w());
+        let out = pbru_core(m, cfg, assign, crsp, stop_valid, stop_slot);
+        m.output("busy", out.busy);
+        m.output_stream("creq", out.creq);
+        m.output_stream("done", out.done);
+    })
+}

@@ -1,0 +1,60 @@
+//! The retire engine: sends finished slots out through `done`, one at a time (lowest slot
+//! first). It clears the output stack buffer, copies the slot's `sp` words into it one per cycle,
+//! offers the ray, and frees the slot when `done` takes it.
+
+use super::slots::{state, Slots};
+use super::stack::StackRam;
+use super::Params;
+use crate::pbru::ports::RayOut;
+use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, Module, Stream};
+
+const IDLE: u64 = 0;
+const COPY: u64 = 1;
+const OFFER: u64 = 2;
+
+/// Builds the retire engine; returns the `done` stream.
+pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -> Stream<RayOut> {
+    let phase = m.reg("retire_phase", 2).reset(IDLE);
+    let slot = m.reg("retire_slot", p.slot_w).reset(0);
+    let idx = m.reg("retire_index", p.sp_w).reset(0);
+    let outs = cat_lsb_first(&s.in_state(state::OUT)).named("finished_slots");
+    let pick = if p.slots == 1 {
+        m.lit(0, p.slot_w)
+    } else {
+        lowest_index(lowest_set(outs))
+    };
+    let start = phase.q().eq(IDLE) & outs.any();
+    let copying = phase.q().eq(COPY);
+    let sp = s.sp.at(slot.q());
+    let more = copying & idx.q().lt(sp);
+    let word = ram.read(slot.q(), idx.q());
+    let buffer: Vec<_> = (0..p.depth)
+        .map(|i| {
+            let r = m.reg(&format!("done_word{i}"), 32);
+            let here = more & idx.q().eq(i as u64);
+            r.next_when(start | here, start.mux(m.lit(0, 32), word));
+            r.q()
+        })
+        .collect();
+    let offering = phase.q().eq(OFFER);
+    let pc = s.pc.at(slot.q());
+    let data = RayOut {
+        ray_id: s.ray_id.at(slot.q()),
+        inst_addr: cat(&[pc.bits(31, 5), m.lit(0, 5)]),
+        index: pc.bits(4, 0).zext(16),
+        sp,
+        stack: cat_lsb_first(&buffer),
+        ret_dst: s.ret_dst.at(slot.q()),
+        reason: s.reason.at(slot.q()),
+    };
+    let (done, ready) = Stream::offer(m, "done", offering, data);
+    let taken = offering & ready;
+    s.st.set_at(slot.q(), taken, m.lit(state::IDLE, 3));
+    slot.next_when(start, pick);
+    idx.next(start.mux(m.lit(0, p.sp_w), more.mux(idx.q() + 1, idx.q())));
+    let next = [(start, COPY), (copying & !more, OFFER), (taken, IDLE)]
+        .iter()
+        .fold(phase.q(), |acc, (c, v)| c.mux(m.lit(*v, 2), acc));
+    phase.next(next);
+    done
+}
