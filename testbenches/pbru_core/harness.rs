@@ -5,7 +5,7 @@
 
 use rendergen_hdl::{Bits, Design};
 use rendergen_rtl::pbru::core::pbru_core_top;
-use rendergen_rtl::pbru::ports::isa::{Opcode, Reason};
+use rendergen_rtl::pbru::ports::isa::{Opcode, RayError, Reason};
 use rendergen_rtl::pbru::ports::{PbruCfg, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD};
 use rendergen_rtl::pbru::ports::{CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, Watchdog};
@@ -349,6 +349,17 @@ impl Bench {
             .ok_or_else(|| TbError::new(format!("unknown ray {id}")))?;
         if fin.inst_addr % 32 != 0 || fin.index >= 32 {
             return Err(TbError::new(format!("ray {id}: bad position {fin:x?}")));
+        }
+        if from.stack.len() as u32 > depth {
+            // The core refuses a stack deeper than its slots: StackOverflow, empty stack.
+            let ok = fin.reason == Reason::Error(RayError::StackOverflow)
+                && fin.stack.is_empty()
+                && fin.pc() == from.pc();
+            return if ok {
+                Ok(fin)
+            } else {
+                Err(TbError::new(format!("deep ray {id}: {fin:x?}")))
+            };
         }
         if fin.reason == Reason::Parked {
             let states = trajectory(&self.mem, from, depth);

@@ -51,3 +51,307 @@ fn local_program_by_hand() {
     assert_eq!(f.stack, vec![0x1_0000, 0x4_0000]);
     assert_eq!((f.inst_addr, f.index), (0x100, 14));
 }
+
+/// Random legal programs at random addresses (instructions and immediates straddle chunks),
+/// random stacks, inline chunks or not, two slots, random delays and back-pressure: every ray
+/// equals the model; every shading pipeline opcode and TEX_READ is requested.
+#[test]
+fn random_programs_match_the_model() {
+    let cfg = small();
+    let mut rng = Rng::new(seed_from_env_or(0xC0DE_0001));
+    let mut mem = Memory::new();
+    let mut rays = Vec::new();
+    let mut straddles = 0;
+    for id in 0..60u32 {
+        let d = rng.below(5) as u32;
+        let len = 20 + rng.below(40) as u32;
+        let src = random_program(&mut rng, d, cfg.stack_depth, len, id % 3 == 0);
+        let code = asm(&src);
+        let addr = 0x1000 * (id + 1) + rng.below(64) as u32;
+        straddles += count_straddles(&code, addr);
+        mem.write(addr, &code);
+        let stack = (0..d).map(|_| word(&mut rng)).collect();
+        rays.push(Ray::new(id + 1, addr, stack));
+    }
+    assert!(
+        straddles > 20,
+        "only {straddles} instructions straddle a chunk boundary"
+    );
+    let r = go(
+        &cfg,
+        mem,
+        &rays,
+        Knobs::default(),
+        "pbru_core_random",
+        0xC0DE_0001,
+    );
+    for op in [
+        Opcode::Ggx,
+        Opcode::Schlick,
+        Opcode::Cel,
+        Opcode::GgxDir,
+        Opcode::OrenNayarDir,
+    ] {
+        assert!(
+            r.ops.get(&(op as u8)).copied().unwrap_or(0) > 0,
+            "{op:?} never requested"
+        );
+    }
+    assert!(
+        r.requests.get(&2).copied().unwrap_or(0) > 10,
+        "TEX_READ rarely requested"
+    );
+    assert!(r.left.iter().all(|f| f.reason == Reason::Done));
+}
+
+/// Instructions of `code` at `addr` whose bytes cross a 32-byte boundary (a linear walk).
+fn count_straddles(code: &[u8], addr: u32) -> usize {
+    let (mut pc, mut n) = (0usize, 0);
+    while pc < code.len() {
+        let len = 1 + Opcode::from_byte(code[pc]).map_or(0, |o| o.imm_bytes()) as usize;
+        n += ((addr as usize + pc) / 32 != (addr as usize + pc + len - 1) / 32) as usize;
+        pc += len;
+    }
+    n
+}
+
+/// While slot 0 waits for a slow pipeline result, slot 1 runs a local program to completion.
+#[test]
+fn a_slot_runs_while_the_other_waits() {
+    let cfg = small();
+    let mut mem = Memory::new();
+    let waiting = "PUSH 1.0q\n".to_string() + &"DUP\n".repeat(9) + "GGX\nRAYSTOP";
+    mem.write(0x200, &asm(&waiting));
+    let local = "PUSH 2.0q\n".to_string() + &"DUP\nMUL\nPUSH 0.5q\nMUL\n".repeat(12) + "RAYSTOP";
+    mem.write(0x400, &asm(&local));
+    let knobs = Knobs {
+        pipe_delay: (200, 200),
+        fetch_delay: (1, 1),
+        creq_stall: 0.0,
+        done_stall: 0.0,
+        inline_prob: 1.0,
+        ..Knobs::default()
+    };
+    let rays = [Ray::new(1, 0x200, vec![]), Ray::new(2, 0x400, vec![])];
+    let r = go(&cfg, mem, &rays, knobs, "pbru_core_interleave", 3);
+    assert_eq!(r.left[0].ray_id, 2, "the local ray must finish first");
+    assert!(r.left_at[1] - r.left_at[0] > 100, "{:?}", r.left_at);
+}
+
+/// Every texture opcode on real data: TEX_A → TEX_READ → TEX_DP on random ASTC blocks.
+#[test]
+fn texture_sequence_matches_the_model() {
+    let mut rng = Rng::new(5);
+    let mut mem = Memory::new();
+    let blocks: Vec<[u8; 16]> = (0..600)
+        .map(|_| std::array::from_fn(|_| rng.next_u64() as u8))
+        .collect();
+    mem.write_blocks(100, &blocks);
+    let mut rays = Vec::new();
+    for id in 1..=12u32 {
+        let (u, v) = (rng.below(0x1_0000), rng.below(0x1_0000));
+        let src = format!(
+            "PUSH {u}\nPUSH {v}\nPUSH 0.01q\nPUSH 100\nPUSH {}\nPUSH {}\nTEX_A\nTEX_READ\nPUSH {}\nTEX_DP {}\nRAYSTOP",
+            64 << 16 | 64,
+            4 | 4 << 4 | 1 << 8,
+            4 | 4 << 4 | 1 << 8,
+            id % 3
+        );
+        let addr = 0x9000 + 0x100 * id + rng.below(32) as u32;
+        mem.write(addr, &asm(&src));
+        rays.push(Ray::new(id, addr, vec![]));
+    }
+    let r = go(
+        &small(),
+        mem,
+        &rays,
+        Knobs::default(),
+        "pbru_core_texture",
+        7,
+    );
+    assert!(r
+        .left
+        .iter()
+        .all(|f| f.reason == Reason::Done && f.stack.len() == 4));
+    assert_eq!(r.ops.get(&(Opcode::TexDp as u8)), Some(&12));
+}
+
+/// RANDSEL over weights 1, 2, 1 for many rays: each ray's choice equals the model's (PRNG
+/// seeded from the ray id), and every case is chosen.
+#[test]
+fn randsel_chooses_like_the_model() {
+    let mut mem = Memory::new();
+    let src = "PUSH 1.0q\nPUSH 2.0q\nPUSH 1.0q\nRANDSEL 3\nCASE\nPUSH 1\nENDCASE\nCASE\nPUSH 2\nGGX_DIR\nENDCASE\nCASE\nPUSH 3\nENDCASE\nRAYSTOP";
+    mem.write(0x7F0, &asm(src));
+    let rays: Vec<Ray> = (1..=120)
+        .map(|id| Ray::new(id * 7, 0x7F0, vec![5; 9]))
+        .collect();
+    let r = go(
+        &small(),
+        mem,
+        &rays,
+        Knobs::default(),
+        "pbru_core_randsel",
+        9,
+    );
+    let mut hist = [0; 4];
+    for f in &r.left {
+        // Case 1 ends with GGX_DIR's four words on five; cases 0 and 2 leave their marker on top.
+        let top = *f.stack.last().unwrap();
+        let case = if f.stack.len() == 5 {
+            1
+        } else {
+            top as usize - 1
+        };
+        hist[case] += 1;
+    }
+    assert!(hist[..3].iter().all(|n| *n > 10), "{hist:?}");
+}
+
+/// Fetches that take longer than MISS_THRESH park the ray (Parked, at the instruction to
+/// re-execute, on the model's path); re-sent rays finish like the model. Slower fetches below
+/// the threshold never park.
+#[test]
+fn self_stop_after_miss_thresh() {
+    let cfg = small();
+    let mut rng = Rng::new(11);
+    let mut mem = Memory::new();
+    let mut rays = Vec::new();
+    for id in 1..=16u32 {
+        let src = random_program(&mut rng, 0, cfg.stack_depth, 40, id % 2 == 0);
+        let addr = 0x2000 * id + rng.below(32) as u32;
+        mem.write(addr, &asm(&src));
+        rays.push(Ray::new(id, addr, vec![]));
+    }
+    let slow = |miss_delay| Knobs {
+        miss_prob: 0.25,
+        miss_delay,
+        ..Knobs::default()
+    };
+    let r = go(
+        &cfg,
+        mem.clone(),
+        &rays,
+        slow(40),
+        "pbru_core_below_thresh",
+        12,
+    );
+    assert!(r.left.iter().all(|f| f.reason != Reason::Parked));
+    let r = go(&cfg, mem, &rays, slow(150), "pbru_core_miss_thresh", 13);
+    let parked = r.left.iter().filter(|f| f.reason == Reason::Parked).count();
+    assert!(parked > 5, "{parked} parked");
+}
+
+/// Random stop commands: stopped rays leave Parked on the model's path and finish when re-sent.
+#[test]
+fn external_stop_parks_and_resumes() {
+    let cfg = small();
+    let mut rng = Rng::new(21);
+    let mut mem = Memory::new();
+    let mut rays = Vec::new();
+    for id in 1..=20u32 {
+        let src = random_program(&mut rng, 2, cfg.stack_depth, 40, id % 2 == 0);
+        let addr = 0x3000 * id + rng.below(32) as u32;
+        mem.write(addr, &asm(&src));
+        rays.push(Ray::new(id, addr, vec![1, 2]));
+    }
+    let knobs = Knobs {
+        stop_prob: 0.01,
+        ..Knobs::default()
+    };
+    let r = go(&cfg, mem, &rays, knobs, "pbru_core_stop", 22);
+    let parked = r.left.iter().filter(|f| f.reason == Reason::Parked).count();
+    assert!(parked > 3, "{parked} parked");
+}
+
+/// Every error outcome returns the ray with its reason at the faulting instruction.
+#[test]
+fn every_error_returns_the_ray() {
+    use RayError::*;
+    let cases: &[(&str, Vec<u32>, RayError)] = &[
+        ("NOP\n.byte 0xFF", vec![], UnknownOpcode),
+        ("ADD", vec![1], StackUnderflow),
+        ("LOAD 2", vec![1, 2], StackUnderflow),
+        ("PICK 2", vec![1, 2], StackUnderflow),
+        ("STORE 1", vec![1, 2], StackUnderflow),
+        ("TEX_READ", vec![1, 2], StackUnderflow),
+        ("GGX", vec![0; 9], StackUnderflow),
+        ("DUP", vec![3; 16], StackOverflow),
+        ("PUSH 7", vec![3; 16], StackOverflow),
+        ("SCHLICK", vec![1; 16], StackOverflow),
+        ("CASE", vec![], BadControl),
+        ("RANDSEL 0", vec![], BadControl),
+        ("PUSH 1.0q\nRANDSEL 1\nNOP\nRAYSTOP", vec![], BadControl),
+        (
+            "PUSH 0\nPUSH 1.0q\nRANDSEL 2\nCASE\nCASE\nENDCASE\nCASE\nENDCASE\nRAYSTOP",
+            vec![],
+            BadControl,
+        ),
+        (
+            "PUSH 0\nPUSH 1.0q\nRANDSEL 2\nCASE\n.byte 0xEE\nENDCASE\nCASE\nENDCASE\nRAYSTOP",
+            vec![],
+            UnknownOpcode,
+        ),
+        ("ENDCASE\nCASE\nENDCASE\nCASE", vec![], BadControl),
+        ("ENDCASE\nCASE\nCASE", vec![], BadControl),
+        ("PUSH 3", vec![0; 17], StackOverflow),
+    ];
+    let mut mem = Memory::new();
+    let mut rays = Vec::new();
+    for (i, (src, stack, _)) in cases.iter().enumerate() {
+        let addr = 0x100 * (i as u32 + 1) + 29;
+        mem.write(addr, &asm(&format!("PUSH 0x55\nPOP\n{src}\nRAYSTOP")));
+        rays.push(Ray::new(i as u32 + 1, addr, stack.clone()));
+    }
+    let r = go(
+        &small(),
+        mem,
+        &rays,
+        Knobs::default(),
+        "pbru_core_errors",
+        31,
+    );
+    for f in &r.left {
+        let want = cases[f.ray_id as usize - 1].2;
+        assert_eq!(
+            f.reason,
+            Reason::Error(want),
+            "case {}",
+            cases[f.ray_id as usize - 1].0
+        );
+    }
+}
+
+/// A recorded run of random programs replayed through iverilog and Verilator.
+#[test]
+fn cosimulation_in_iverilog_and_verilator() {
+    let cfg = small();
+    let (design, mut sim) = build(&cfg);
+    let mut rng = Rng::new(41);
+    let mut mem = Memory::new();
+    let mut rays = Vec::new();
+    for id in 1..=6u32 {
+        let src = random_program(&mut rng, 1, cfg.stack_depth, 25, id % 2 == 0);
+        let addr = 0x400 * id + rng.below(32) as u32;
+        mem.write(addr, &asm(&src));
+        rays.push(Ray::new(id, addr, vec![word(&mut rng)]));
+    }
+    let knobs = Knobs {
+        stop_prob: 0.005,
+        ..Knobs::default()
+    };
+    let mut bench = Bench::new(&sim, &cfg, mem, knobs, 42);
+    sim.start_recording();
+    bench
+        .run(&mut sim, &rays, 50_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let trace = sim.take_trace();
+    rendergen_gen::cosim::cosim_both(&design, &trace).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Verilator `-Wall`, Yosys, iverilog on the emitted Verilog.
+#[test]
+fn emitted_verilog_is_lint_clean() {
+    let report = rendergen_gen::tools::lint(&build(&small()).0).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.is_clean(), "{report}");
+}

@@ -14,7 +14,7 @@ pub fn asm(src: &str) -> Vec<u8> {
 pub fn word(rng: &mut Rng) -> u32 {
     match rng.below(6) {
         0 => rng.next_u64() as u32,
-        1 => (rng.below(9) as i32 - 4) as u32 * 0x1_0000,
+        1 => ((rng.below(9) as i32 - 4) * 0x1_0000) as u32,
         2 => [0, 1, 0x8000_0000, 0x7FFF_FFFF, u32::MAX][rng.below(5) as usize],
         _ => ((rng.below(0x4_0000) as i32) - 0x2_0000) as u32,
     }
@@ -65,11 +65,9 @@ pub fn random_program(rng: &mut Rng, mut d: u32, depth: u32, len: u32, randsel: 
         }
         if pick <= 2 {
             let op = PIPES[rng.below(PIPES.len() as u64) as usize];
-            if d < op.pops() {
+            while d < op.pops() {
                 emit(format!("PUSH {:#x}", word(rng)));
                 d += 1;
-                i -= 1;
-                continue;
             }
             if d - op.pops() + op.pushes() <= depth {
                 emit(op.mnemonic().to_string());
