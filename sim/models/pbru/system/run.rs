@@ -193,7 +193,9 @@ impl System {
 
     /// True when every ray sent has finished and every SM request was answered.
     pub fn is_done(&self) -> bool {
-        self.finished.len() == self.expected.len() && self.sm_pipes.outstanding() == 0
+        self.finished.len() == self.expected.len()
+            && self.sm_pipes.outstanding() == 0
+            && !self.sm_pipes.scripted_pending()
     }
 
     /// Runs until done (no new SM requests once every ray has finished); errors if nothing moves
@@ -201,7 +203,7 @@ impl System {
     pub fn run(&mut self, sim: &mut Simulator) -> Result<Report, TbError> {
         let (mut last, mut idle) = ((0, 0, 0), 0);
         while !self.is_done() {
-            if self.finished.len() == self.expected.len() {
+            if self.finished.len() == self.expected.len() && !self.sm_pipes.scripted_pending() {
                 self.sm_pipes.stop();
             }
             self.cycle(sim)?;

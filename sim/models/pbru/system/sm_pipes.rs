@@ -26,6 +26,13 @@ pub struct SmLoad {
 }
 
 impl SmLoad {
+    /// The cycle after the last scripted request (cycles and bursts).
+    pub fn scripted_end(&self) -> u64 {
+        let c = self.cycles.iter().map(|c| c + 1);
+        let b = self.bursts.iter().map(|(s, n)| s + *n as u64);
+        c.chain(b).max().unwrap_or(0)
+    }
+
     fn fires(&self, now: u64, rng: &mut Rng) -> bool {
         let burst = (self.bursts.iter()).any(|(s, n)| now >= *s && now < s + *n as u64);
         burst || self.cycles.contains(&now) || (self.prob > 0.0 && rng.chance(self.prob))
@@ -37,7 +44,7 @@ struct Port {
     resp: StreamSink,
     req_names: Vec<String>,
     resp_names: Vec<String>,
-    expected: HashMap<u64, (u32, Vec<u32>)>,
+    expected: HashMap<u64, (u32, Vec<u32>, String)>,
     next_tag: u64,
     issued: u64,
 }
@@ -109,6 +116,11 @@ impl SmPipes {
     /// Issues no further requests.
     pub fn stop(&mut self) {
         self.load = SmLoad::default();
+    }
+
+    /// True until every scripted request has been queued.
+    pub fn scripted_pending(&self) -> bool {
+        self.now < self.load.scripted_end()
     }
 
     /// Requests still unanswered (queued or in flight).
@@ -187,7 +199,8 @@ impl SmPipes {
             let tag = port.next_tag & 0xFFFF;
             port.next_tag += 1;
             port.issued += 1;
-            port.expected.insert(tag, (pipe, out));
+            let what = format!("{} imm {imm} args {args:x?}", op.mnemonic());
+            port.expected.insert(tag, (pipe, out, what));
             let item = port.req_names.iter().map(|n| match n.as_str() {
                 "pipe" => Bits::from_u64(pipe as u64, 64),
                 "op" => Bits::from_u64(op as u64, 64),
@@ -219,9 +232,9 @@ impl SmPipes {
                     |i: usize| (words.get(i / 2).copied().unwrap_or(0) >> (32 * (i % 2))) as u32;
                 let problem = match p.expected.remove(&tag) {
                     None => Some(format!("result for unknown tag {tag}")),
-                    Some((want_pipe, want)) => {
+                    Some((want_pipe, want, what)) => {
                         let got: Vec<u32> = (0..want.len()).map(word).collect();
-                        (got != want || pipe != want_pipe).then(|| format!("tag {tag}: pipe {pipe} words {got:x?}, expected pipe {want_pipe} words {want:x?}"))
+                        (got != want || pipe != want_pipe).then(|| format!("tag {tag} ({what}): pipe {pipe} words {got:x?}, expected pipe {want_pipe} words {want:x?}"))
                     }
                 };
                 match problem {
