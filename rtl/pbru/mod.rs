@@ -5,5 +5,9 @@
 //! [`ports`] is the contract every part is built against: the configuration, the tag format,
 //! and the bundles of the top-level ports and of the core ↔ scheduler interface.
 
-pub mod core;
+pub mod cache;
 pub mod ports;
+pub mod scheduler;
+pub mod slot;
+pub mod slot_astc;
+pub mod top;

@@ -20,8 +20,22 @@
 //! computing, for the popped arguments `a` (`a[0]` pushed first) of opcode `op` with immediate
 //! `imm`, result word `i` (of `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`,
 //! wrapping at 32 bits. The RTL fixture and the interpreter implement it independently.
+//!
+//! # Texture addresses (scheduler conventions, added with the scheduler)
+//! * A texture block is named by its **block address** in block units, the word TEX_A pushes:
+//!   `CoreReq::addr` of a TEXREAD and word 0 of a TEX_DP request's `args`. The L0 texture cache
+//!   is keyed by it; the scheduler asks the L1 for the byte address `block_addr · 16`.
+//! * An instruction chunk is named by its 32-byte-aligned byte address (`CoreReq::addr` of an
+//!   IFETCH, and `L1Req::addr`).
+//! * **ASTC_DP slot requests.** A core's TEX_DP (`block_addr tx ty format`, `imm` = profile) is
+//!   rewritten by the scheduler, after reading the block from the L0 texture cache, into the
+//!   words the ASTC_DP slot takes, which are also what an SM sends to an ASTC_DP instance
+//!   directly: `args` words 0..=3 the 128-bit block (word 0 = block bits 31..0), word 4 tx,
+//!   word 5 ty, word 6 format; `imm` the profile.
 
 use rendergen_hdl::bundle;
+/// The ISA crate, re-exported for users of the contract (opcodes, pipeline kinds).
+pub use rendergen_isa as isa;
 use rendergen_isa::{PipeKind, MAX_PIPE_ARGS, MAX_PIPE_RESULTS};
 
 /// Bits of a pipeline-request tag.

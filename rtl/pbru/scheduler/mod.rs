@@ -1,0 +1,142 @@
+//! The core scheduler 420 (`pbru.md` §4, §9.2 `core_scheduler`; D2–D3) with the pieces it
+//! owns: the pipeline slots ([`crate::pbru::slot`]) and the L0 caches ([`crate::pbru::cache`]).
+//!
+//! Sub-blocks, one file each: [`rays`] (intake, assignment, ray out), [`entries`] (request
+//! collection), [`issue`] (SM-side arbiter, SM priority, round-robin dispatch, counters),
+//! [`mem_proxy`] (L0 caches, L1 traffic, stop on a miss notice), [`route`] (results by tag).
+
+pub mod entries;
+pub mod issue;
+pub mod mem_proxy;
+pub mod rays;
+pub mod route;
+
+pub use issue::PerfCounters;
+
+use crate::pbru::ports::{CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp};
+use rendergen_hdl::{Module, Sig, Stream};
+use rendergen_isa::PipeKind;
+
+/// What a core gives the scheduler.
+pub struct FromCore {
+    /// Occupied slots, one bit per slot (from registers).
+    pub busy: Sig,
+    /// Requests.
+    pub creq: Stream<CoreReq>,
+    /// Finished or parked rays.
+    pub done: Stream<RayOut>,
+}
+
+/// What the scheduler gives a core.
+pub struct ToCore {
+    /// Rays to start.
+    pub assign: Stream<RayIn>,
+    /// Answers and results.
+    pub crsp: Stream<CoreResp>,
+    /// One-cycle command: park the ray of `stop_slot` (¶75).
+    pub stop_valid: Sig,
+    /// The slot to park.
+    pub stop_slot: Sig,
+}
+
+/// The scheduler's outside inputs.
+pub struct SchedIn {
+    /// Rays from the SM.
+    pub sm_ray_in: Stream<RayIn>,
+    /// Rays from the TTU (new, or parked rays coming back).
+    pub ttu_ray_in: Stream<RayIn>,
+    /// The L1's answers.
+    pub l1_resp: Stream<L1Resp>,
+    /// Direct pipeline requests, one stream per SM port.
+    pub sm_req: Vec<Stream<SmReq>>,
+    /// Per core.
+    pub cores: Vec<FromCore>,
+}
+
+/// The scheduler's outside outputs.
+pub struct SchedOut {
+    /// Rays to the SM.
+    pub sm_ray_out: Stream<RayOut>,
+    /// Rays to the TTU (including parked rays).
+    pub ttu_ray_out: Stream<RayOut>,
+    /// Requests to the L1.
+    pub l1_req: Stream<L1Req>,
+    /// Results, one stream per SM port.
+    pub sm_resp: Vec<Stream<SmResp>>,
+    /// Per core.
+    pub cores: Vec<ToCore>,
+    /// Per pipeline instance, in `cfg.pipes` order.
+    pub perf: Vec<PerfCounters>,
+}
+
+/// Core scheduler 420: ray intake and assignment, request collection, dispatch with SM
+/// priority, memory proxy, result routing, ray out.
+///
+/// * **Protocol:** every stream keeps the rendergen rules; nothing is dropped. Per pipeline
+///   instance at most one request per clock. A cycle in which an SM port presents a valid
+///   request to instance `p` (after the SM-side round-robin arbiter over the ports), and the
+///   `sm_block_cycles − 1` cycles after it, issue no core request to `p`; other instances are
+///   not affected. Among ready core requests of one type: round-robin over the (core, slot)
+///   entries in slot-major order (slot 0 of every core, then slot 1, …), which is round-robin
+///   among the cores; the instances of a type take them
+///   lowest free instance first. Results go back by tag. Rays leave one per clock; parked
+///   rays to the TTU, others by `ret_dst`.
+/// * **Timing:** a core request is registered in its (core, slot) entry the cycle it
+///   transfers; a pipeline request issues from the entry at the earliest the next cycle, so
+///   the core-to-result latency is `1 + slot latency` plus routing (0 cycles: the slot's FIFO
+///   head goes combinationally through the round-robin arbiter to `crsp`). An SM request
+///   enters its instance the cycle it is presented (if the slot has a credit): SM-to-result
+///   latency = the slot latency. IFETCH/TEXREAD L0 hits are answered from a per-core answer
+///   register: `crsp` valid 2 cycles after the `creq` transfer (entry, proxy lookup). A TEX_DP
+///   reads its block in the cycle after its entry is filled and issues the cycle after that.
+///   L1 requests leave through a FIFO (≥ 1 cycle). Stop commands follow a miss notice by one
+///   cycle. Ray intake to `assign` is combinational (arbiter, choice, valid).
+/// * **Parameters:** [`PbruCfg`] (cores 1..=8, slots 1..=8, sm_ports 1..=4, sm_block_cycles
+///   ≥ 1, caches rounded down to powers of two, up to 32 instances).
+/// * **Cost:** per (core, slot) entry about 390 flops; per core an answer register (~290
+///   flops); per type a round-robin pointer; per instance three 32-bit counters, its slot;
+///   the two caches.
+/// * **Errors:** a pipeline request whose type has no instance waits forever (the core's
+///   MISS_THRESH does not apply to it); an SM request naming an instance that does not exist
+///   is never accepted.
+pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut {
+    let mut busy = Vec::new();
+    let mut creqs = Vec::new();
+    let mut dones = Vec::new();
+    for c in input.cores {
+        busy.push(c.busy);
+        creqs.push(c.creq);
+        dones.push(c.done);
+    }
+    let dp_rewrite = cfg
+        .pipes
+        .iter()
+        .any(|p| p.kind == PipeKind::AstcDp && p.test_latency.is_none());
+    let (assigns, inline) = rays::intake(m, cfg, input.sm_ray_in, input.ttu_ray_in, &busy);
+    let (entries, mut ctl) = entries::collect(m, cfg, creqs, dp_rewrite);
+    let (slots, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl);
+    let proxy = mem_proxy::mem_proxy(m, cfg, &entries, &mut ctl, input.l1_resp, inline);
+    ctl.finish(m);
+    let results = slots.into_iter().map(|s| s.resp).collect();
+    let (crsps, sm_resp) = route::route(m, cfg, results, proxy.answers);
+    let (sm_ray_out, ttu_ray_out) = rays::ray_out(m, dones);
+    let cores = assigns
+        .into_iter()
+        .zip(crsps)
+        .zip(proxy.stops)
+        .map(|((assign, crsp), (stop_valid, stop_slot))| ToCore {
+            assign,
+            crsp,
+            stop_valid,
+            stop_slot,
+        })
+        .collect();
+    SchedOut {
+        sm_ray_out,
+        ttu_ray_out,
+        l1_req: proxy.l1_req,
+        sm_resp,
+        cores,
+        perf,
+    }
+}

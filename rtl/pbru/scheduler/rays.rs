@@ -1,0 +1,70 @@
+//! Rays in and out (`pbru.md` §4.2, §4.7, §9.2 `ray_dispatch`, `ray_out_mux`; ¶76, ¶107).
+
+use super::mem_proxy::InlineChunk;
+use crate::pbru::ports::{PbruCfg, RayIn, RayOut};
+use crate::stream::arbiter::{arbiter, ArbPolicy};
+use rendergen_hdl::{Module, Sig, Stream};
+
+fn popcount(m: &mut Module, bits: Sig) -> Sig {
+    let w = rendergen_hdl::clog2(bits.width() as u64 + 1);
+    (0..bits.width()).fold(m.lit(0, w), |acc, i| acc + bits.bit(i).zext(w))
+}
+
+/// Takes one ray per clock from the SM and TTU inputs (round-robin) and offers it to one core:
+/// a core with no ray, else the one with the fewest (popcount of `busy`), ties to the lowest
+/// index. The choice is held while the offer waits. Returns the per-core `assign` streams and
+/// the inline chunk to write into the instruction cache.
+pub fn intake(
+    m: &mut Module,
+    cfg: &PbruCfg,
+    sm_ray_in: Stream<RayIn>,
+    ttu_ray_in: Stream<RayIn>,
+    busy: &[Sig],
+) -> (Vec<Stream<RayIn>>, InlineChunk) {
+    let g = arbiter(m, ArbPolicy::RoundRobin, vec![sm_ray_in, ttu_ray_in]);
+    let (v, ray, ready) = g.out.split();
+    let cw = rendergen_hdl::clog2(cfg.cores as u64);
+    let counts: Vec<Sig> = busy.iter().map(|b| popcount(m, *b)).collect();
+    let free: Vec<Sig> = counts.iter().map(|n| n.lt(cfg.slots as u64)).collect();
+    let (mut best, mut best_n, mut best_free) = (m.lit(0, cw), counts[0], free[0]);
+    for c in 1..cfg.cores as usize {
+        let better = free[c] & (!best_free | counts[c].lt(best_n));
+        best = better.mux(m.lit(c as u64, cw), best);
+        best_n = better.mux(counts[c], best_n);
+        best_free = better | best_free;
+    }
+    let locked = m.reg("assign_locked", 1).reset(0);
+    let held = m.reg("assign_core", cw).reset(0);
+    let chosen = locked.q().mux(held.q(), best).named("assign_choice");
+    let go = (v & (locked.q() | best_free)).named("assign_offer");
+    let mut readies = Vec::new();
+    let mut assigns = Vec::new();
+    for c in 0..cfg.cores as usize {
+        let (s, r) = Stream::offer(m, &format!("assign{c}"), go & chosen.eq(c as u64), ray);
+        readies.push(r & chosen.eq(c as u64));
+        assigns.push(s);
+    }
+    let taken = readies.into_iter().reduce(|a, b| a | b).expect("a core") & go;
+    ready.drive(taken);
+    locked.next(go & !taken);
+    held.next(chosen);
+    let pc = ray.inst_addr + ray.index.zext(32);
+    let inline = InlineChunk {
+        valid: taken & ray.has_chunk,
+        key: pc.slice(5, 27),
+        data: ray.chunk,
+    };
+    (assigns, inline)
+}
+
+/// Finished rays from the cores (round-robin) to `(sm_ray_out, ttu_ray_out)`: parked rays
+/// (reason 1) to the TTU (¶76), others by `ret_dst` (0 SM, 1 TTU).
+pub fn ray_out(m: &mut Module, done: Vec<Stream<RayOut>>) -> (Stream<RayOut>, Stream<RayOut>) {
+    let g = arbiter(m, ArbPolicy::RoundRobin, done);
+    let (v, ray, ready) = g.out.split();
+    let to_ttu = (ray.reason.eq(1) | ray.ret_dst.eq(1)).named("ray_out_to_ttu");
+    let (sm, sm_ready) = Stream::offer(m, "sm_ray_out", v & !to_ttu, ray);
+    let (ttu, ttu_ready) = Stream::offer(m, "ttu_ray_out", v & to_ttu, ray);
+    ready.drive(to_ttu.mux(ttu_ready, sm_ready));
+    (sm, ttu)
+}

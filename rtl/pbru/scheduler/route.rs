@@ -1,0 +1,64 @@
+//! Result routing by tag (`pbru.md` §4.6, §9.2 `rsp_router`; D3): each instance's output head
+//! goes to the core and slot in its tag, or to the SM port in its tag; SM results never reach a
+//! core and core results never reach an SM port. Round-robin per destination.
+
+use crate::pbru::ports::{CoreResp, PbruCfg, PipeResp, SmResp, CHUNK_W, CRSP_PIPE};
+use crate::stream::arbiter::{arbiter, ArbPolicy};
+use rendergen_hdl::{Module, Stream};
+
+/// Routes `results` (one per instance, index = `SmResp::pipe`) and the proxy's `answers` (one
+/// per core) to the cores' `crsp` and the SM ports.
+pub fn route(
+    m: &mut Module,
+    cfg: &PbruCfg,
+    results: Vec<Stream<PipeResp>>,
+    answers: Vec<Stream<CoreResp>>,
+) -> (Vec<Stream<CoreResp>>, Vec<Stream<SmResp>>) {
+    let slot_w = cfg.slot_w();
+    let mut to_core: Vec<Vec<Stream<CoreResp>>> = answers.into_iter().map(|a| vec![a]).collect();
+    let mut to_sm: Vec<Vec<Stream<SmResp>>> = (0..cfg.sm_ports).map(|_| Vec::new()).collect();
+    for (p, res) in results.into_iter().enumerate() {
+        let (v, d, ready) = res.split();
+        let from_sm = d.tag.bit(23);
+        let core = d.tag.slice(20, 3);
+        let mut readies = Vec::new();
+        for (c, lanes) in to_core.iter_mut().enumerate() {
+            let rsp = CoreResp {
+                kind: m.lit(CRSP_PIPE, 2),
+                slot: d.tag.slice(17, slot_w),
+                ray_id: d.tag.slice(0, 16),
+                data: d.data.zext(CHUNK_W),
+            };
+            let hit = v & !from_sm & core.eq(c as u64);
+            let (lane, r) = Stream::offer(m, &format!("p{p}_to_core{c}"), hit, rsp);
+            lanes.push(lane);
+            readies.push(r);
+        }
+        for (k, lanes) in to_sm.iter_mut().enumerate() {
+            let rsp = SmResp {
+                pipe: m.lit(p as u64, 5),
+                data: d.data,
+                tag: d.tag.slice(0, 16),
+            };
+            let hit = v & from_sm & d.tag.slice(16, 2).eq(k as u64);
+            let (lane, r) = Stream::offer(m, &format!("p{p}_to_sm{k}"), hit, rsp);
+            lanes.push(lane);
+            readies.push(r);
+        }
+        ready.drive(
+            readies
+                .into_iter()
+                .reduce(|a, b| a | b)
+                .expect("a destination"),
+        );
+    }
+    let crsp = to_core
+        .into_iter()
+        .map(|lanes| arbiter(m, ArbPolicy::RoundRobin, lanes).out)
+        .collect();
+    let sm = to_sm
+        .into_iter()
+        .map(|lanes| arbiter(m, ArbPolicy::RoundRobin, lanes).out)
+        .collect();
+    (crsp, sm)
+}

@@ -1,0 +1,147 @@
+//! The PBRU top level (`pbru.md` §1.2–1.4, §9.2 `pbru_top`): the core scheduler with its slots
+//! and caches, and the processing cores.
+//!
+//! Ports of [`pbru_top`] (and of [`pbru_shell_top`], which adds the core-facing ports):
+//! `sm_ray_in`, `ttu_ray_in` ([`RayIn`]), `sm_ray_out`, `ttu_ray_out` ([`RayOut`]), `l1_req`
+//! ([`L1Req`], out), `l1_resp` ([`L1Resp`], in), `sm{k}_req` ([`SmReq`], in) and `sm{k}_resp`
+//! ([`SmResp`], out) for `k < sm_ports`, and `perf_<kind><i>_{sm_grants,core_grants,busy}`
+//! (32-bit outputs, e.g. `perf_astc_a0_sm_grants`).
+
+use super::ports::{CoreReq, L1Req, L1Resp, PbruCfg, RayOut, SmReq, SmResp};
+use super::scheduler::{core_scheduler, FromCore, SchedIn, SchedOut, ToCore};
+use rendergen_hdl::bundle::BundleDriver;
+use rendergen_hdl::{Bundle, Design, ElabErrors, Module, ReadyDriver, Sig, Stream};
+
+/// The driving end of a stream made by [`stream_wire`].
+pub struct StreamPlug<T: Bundle> {
+    valid: rendergen_hdl::Wire,
+    data: BundleDriver<T>,
+    ready: Sig,
+}
+
+impl<T: Bundle> StreamPlug<T> {
+    /// Connects `s` as the producer.
+    #[track_caller]
+    pub fn connect(self, s: Stream<T>) {
+        let (v, d, r): (Sig, T, ReadyDriver) = s.split();
+        self.valid.drive(v);
+        self.data.drive(&d);
+        r.drive(self.ready);
+    }
+}
+
+/// A stream whose producer is connected later (to close a loop through a core).
+pub fn stream_wire<T: Bundle>(
+    m: &mut Module,
+    name: &str,
+    shape: &T::Shape,
+) -> (Stream<T>, StreamPlug<T>) {
+    let valid = m.wire(&format!("{name}_valid"), 1);
+    let (data, driver) = m.wire_bundle::<T>(name, shape);
+    let (s, ready) = Stream::offer(m, name, valid.sig(), data);
+    (
+        s,
+        StreamPlug {
+            valid,
+            data: driver,
+            ready,
+        },
+    )
+}
+
+/// Declares the outside ports, builds the scheduler with `cores` as the core side, and drives
+/// the outside outputs.
+fn with_ports(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<ToCore> {
+    let input = SchedIn {
+        sm_ray_in: m.input_stream("sm_ray_in", &cfg.ray_in_shape()),
+        ttu_ray_in: m.input_stream("ttu_ray_in", &cfg.ray_in_shape()),
+        l1_resp: m.input_stream("l1_resp", &L1Resp::SHAPE),
+        sm_req: (0..cfg.sm_ports)
+            .map(|k| m.input_stream(&format!("sm{k}_req"), &SmReq::SHAPE))
+            .collect(),
+        cores,
+    };
+    let out: SchedOut = core_scheduler(m, cfg, input);
+    m.output_stream("sm_ray_out", out.sm_ray_out);
+    m.output_stream("ttu_ray_out", out.ttu_ray_out);
+    m.output_stream::<L1Req>("l1_req", out.l1_req);
+    for (k, s) in out.sm_resp.into_iter().enumerate() {
+        m.output_stream::<SmResp>(&format!("sm{k}_resp"), s);
+    }
+    for p in out.perf {
+        m.output(&format!("perf_{}_sm_grants", p.name), p.sm_grants);
+        m.output(&format!("perf_{}_core_grants", p.name), p.core_grants);
+        m.output(&format!("perf_{}_busy", p.name), p.busy);
+    }
+    out.cores
+}
+
+/// The PBRU without its cores: the scheduler, slots and caches, with each core's side of the
+/// interface as ports `core{c}_assign` (out), `core{c}_busy` (in), `core{c}_creq` (in),
+/// `core{c}_crsp` (out), `core{c}_stop_valid`, `core{c}_stop_slot` (out), `core{c}_done` (in).
+/// Testbenches play the cores; see [`pbru_with`] for the timing and protocol.
+pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
+    let slot_w = cfg.slot_w();
+    let cores = (0..cfg.cores)
+        .map(|c| FromCore {
+            busy: m.input(&format!("core{c}_busy"), cfg.slots),
+            creq: m.input_stream::<CoreReq>(&format!("core{c}_creq"), &cfg.core_req_shape()),
+            done: m.input_stream::<RayOut>(&format!("core{c}_done"), &cfg.ray_out_shape()),
+        })
+        .collect();
+    let to = with_ports(m, cfg, cores);
+    for (c, t) in to.into_iter().enumerate() {
+        m.output_stream(&format!("core{c}_assign"), t.assign);
+        m.output_stream(&format!("core{c}_crsp"), t.crsp);
+        m.output(&format!("core{c}_stop_valid"), t.stop_valid);
+        debug_assert_eq!(t.stop_slot.width(), slot_w);
+        m.output(&format!("core{c}_stop_slot"), t.stop_slot);
+    }
+}
+
+/// Stand-alone [`pbru_shell`].
+pub fn pbru_shell_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
+    Design::build_with_params("pbru_shell", &format!("{cfg:?}"), |m| pbru_shell(m, cfg))
+}
+
+/// A core generator for [`pbru_with`]: core `index`, its inputs from the scheduler → its
+/// outputs.
+pub type CoreGen<'a> = dyn FnMut(&mut Module, u32, ToCore) -> FromCore + 'a;
+
+/// The PBRU with the cores built by `core` (one call per core).
+///
+/// * **Protocol:** every port keeps the rendergen stream rules; nothing is dropped; results are
+///   routed by tag; see [`core_scheduler`] for the SM priority and the dispatch order.
+/// * **Timing:** see [`core_scheduler`]; the cores add their own.
+/// * **Parameters:** [`PbruCfg`].
+/// * **Cost:** the scheduler's plus the cores'.
+/// * **Errors:** elaboration errors of the parts, with their lines.
+pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
+    let mut plugs = Vec::new();
+    let mut from = Vec::new();
+    for c in 0..cfg.cores {
+        let busy = m.wire(&format!("core{c}_busy"), cfg.slots);
+        let (creq, creq_plug) =
+            stream_wire::<CoreReq>(m, &format!("core{c}_creq"), &cfg.core_req_shape());
+        let (done, done_plug) =
+            stream_wire::<RayOut>(m, &format!("core{c}_done"), &cfg.ray_out_shape());
+        from.push(FromCore {
+            busy: busy.sig(),
+            creq,
+            done,
+        });
+        plugs.push((busy, creq_plug, done_plug));
+    }
+    let to = with_ports(m, cfg, from);
+    for (c, (t, (busy, creq_plug, done_plug))) in to.into_iter().zip(plugs).enumerate() {
+        let out = core(m, c as u32, t);
+        busy.drive(out.busy);
+        creq_plug.connect(out.creq);
+        done_plug.connect(out.done);
+    }
+}
+
+/// Stand-alone PBRU with the cores built by `core`, under the name `pbru`.
+pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, ElabErrors> {
+    Design::build_with_params("pbru", &format!("{cfg:?}"), |m| pbru_with(m, cfg, core))
+}
