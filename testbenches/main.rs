@@ -4,5 +4,6 @@ mod astc_cli;
 mod astc_dp;
 mod astc_model;
 mod engines_agree;
+mod pbru_core;
 mod pbru_sched;
 mod widgets;
