@@ -3,14 +3,15 @@
 //! delays), a TTU stand-in that re-sends parked rays, random back-pressure, random stops, and
 //! the golden checks (`rendergen_sim::models::pbru`).
 
+use super::golden::check;
 use rendergen_hdl::{Bits, Design};
 use rendergen_rtl::pbru::core::pbru_core_top;
-use rendergen_rtl::pbru::ports::isa::{Opcode, RayError, Reason};
+use rendergen_rtl::pbru::ports::isa::{Opcode, Reason};
 use rendergen_rtl::pbru::ports::{PbruCfg, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD};
 use rendergen_rtl::pbru::ports::{CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, Watchdog};
 use rendergen_sim::models::pbru::pipes::pipeline;
-use rendergen_sim::models::pbru::{run, FinalRay, Machine, Memory, Ray};
+use rendergen_sim::models::pbru::{FinalRay, Memory, Ray};
 use rendergen_sim::{InputId, OutputId, Simulator};
 use std::collections::HashMap;
 
@@ -108,16 +109,6 @@ fn stack_bits(stack: &[u32], depth: u32) -> Bits {
     Bits::from_le_bytes(&bytes, 32 * depth)
 }
 
-/// Every state (pc, stack) the model passes through from `ray`, before each instruction.
-pub fn trajectory(mem: &Memory, ray: &Ray, depth: u32) -> Vec<(u32, Vec<u32>)> {
-    let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), depth);
-    let mut states = vec![(m.pc, m.stack.clone())];
-    while m.step(mem).is_ok() {
-        states.push((m.pc, m.stack.clone()));
-    }
-    states
-}
-
 impl Bench {
     /// A bench for `cfg` with `mem` as the SM's memory.
     pub fn new(sim: &Simulator, cfg: &PbruCfg, mem: Memory, knobs: Knobs, seed: u64) -> Bench {
@@ -181,7 +172,7 @@ impl Bench {
         let (due, item) = match kind {
             CREQ_IFETCH => {
                 let a = addr.to_u64() as u32;
-                if a % 32 != 0 {
+                if !a.is_multiple_of(32) {
                     return Err(TbError::new(format!("IFETCH of unaligned {a:#x}")));
                 }
                 let d = self.delay(self.knobs.fetch_delay) + miss;
@@ -296,7 +287,7 @@ impl Bench {
             let outs: Vec<Vec<Bits>> = self.done.items()[seen_done..].to_vec();
             seen_done += outs.len();
             for o in &outs {
-                let fin = self.check(o, &latest, depth)?;
+                let fin = check(&self.mem, o, &latest, depth)?;
                 if fin.reason == Reason::Parked {
                     let r = Ray {
                         ray_id: fin.ray_id,
@@ -316,69 +307,5 @@ impl Bench {
         });
         report.cycles = sim.cycle() - start;
         result.map(|_| report)
-    }
-
-    /// Decodes a departure and checks it against the model run from the ray's latest entry.
-    fn check(
-        &self,
-        o: &[Bits],
-        latest: &HashMap<u32, Ray>,
-        depth: u32,
-    ) -> Result<FinalRay, TbError> {
-        let [ray_id, inst_addr, index, sp, stack, _ret, reason] = o else {
-            return Err(TbError::new(format!(
-                "done has fields {:?}",
-                self.done.fields()
-            )));
-        };
-        let id = ray_id.to_u64() as u32;
-        let bytes = stack.to_le_bytes();
-        let sp = sp.to_u64() as usize;
-        let words =
-            (0..sp).map(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()));
-        let fin = FinalRay {
-            ray_id: id,
-            inst_addr: inst_addr.to_u64() as u32,
-            index: index.to_u64() as u32,
-            stack: words.collect(),
-            reason: Reason::from_code(reason.to_u64() as u32)
-                .ok_or_else(|| TbError::new(format!("reason code {}", reason.to_u64())))?,
-        };
-        let from = latest
-            .get(&id)
-            .ok_or_else(|| TbError::new(format!("unknown ray {id}")))?;
-        if fin.inst_addr % 32 != 0 || fin.index >= 32 {
-            return Err(TbError::new(format!("ray {id}: bad position {fin:x?}")));
-        }
-        if from.stack.len() as u32 > depth {
-            // The core refuses a stack deeper than its slots: StackOverflow, empty stack.
-            let ok = fin.reason == Reason::Error(RayError::StackOverflow)
-                && fin.stack.is_empty()
-                && fin.pc() == from.pc();
-            return if ok {
-                Ok(fin)
-            } else {
-                Err(TbError::new(format!("deep ray {id}: {fin:x?}")))
-            };
-        }
-        if fin.reason == Reason::Parked {
-            let states = trajectory(&self.mem, from, depth);
-            if !states
-                .iter()
-                .any(|(pc, st)| *pc == fin.pc() && *st == fin.stack)
-            {
-                return Err(TbError::new(format!(
-                    "ray {id} parked off the model's path: {fin:x?}\n  from {from:x?}"
-                )));
-            }
-            return Ok(fin);
-        }
-        let want = run(&self.mem, from, depth).map_err(|e| TbError::new(format!("model: {e}")))?;
-        if want != fin {
-            return Err(TbError::new(format!(
-                "ray {id}:\n  core  {fin:x?}\n  model {want:x?}\n  from {from:x?}"
-            )));
-        }
-        Ok(fin)
     }
 }

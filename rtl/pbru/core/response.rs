@@ -100,7 +100,7 @@ pub(super) fn wait_width(miss_thresh: u32) -> u32 {
 pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) {
     let parked = m.lit(Reason::Parked.code() as u64, 3);
     let out = m.lit(state::OUT, 3);
-    for i in 0..p.slots as usize {
+    for (i, answer) in answered.iter().enumerate() {
         let st = s.st.q(i);
         let waiting = st.eq(state::WFETCH) | st.eq(state::WTEX);
         let wait = s.wait.q(i);
@@ -109,8 +109,7 @@ pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) 
         } else {
             wait.eq(p.miss_thresh as u64 - 1)
         };
-        let now =
-            (waiting & !answered[i] & (s.stop.q(i) | timeout)).named(&format!("slot{i}_park"));
+        let now = (waiting & !*answer & (s.stop.q(i) | timeout)).named(&format!("slot{i}_park"));
         s.st.set(i, now, out);
         let unwind = now & s.skip.q(i).ne(0);
         let restored = (s.sp.q(i).zext(IW) + s.restore.q(i).zext(IW)).resize(p.sp_w);
