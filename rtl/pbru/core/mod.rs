@@ -2,10 +2,15 @@
 //! several rays, one per slot, that runs local instructions itself and sends everything else
 //! to the core scheduler.
 //!
-//! Files: [`slots`] per-slot state, [`stack`] the stack RAM, [`fetch`] byte window and decode,
-//! [`alu`] Q16.16 operations, [`control`] RANDSEL/CASE/ENDCASE skipping and the PRNG,
-//! [`issue`] the decode stage, [`exec`] the execute stage, [`request`] the request register,
-//! [`response`] answers and parking, [`intake`] and [`retire`] rays in and out.
+//! Files: `slots` per-slot state, `stack` the stack RAM, `fetch` byte window and decode,
+//! `alu` Q16.16 operations, `control` RANDSEL/CASE/ENDCASE skipping and the PRNG, `issue` the
+//! decode stage, `exec` the execute stage, `request` the request register, `response` answers
+//! and parking, `intake` and `retire` rays in and out.
+//!
+//! Deviation from the sketch in `pbru.md` §9.2: the core takes no `core_index` (the scheduler
+//! adds the core to the tag) and no RNG seed ports (the PRNG belongs to the ray, ISA.md). A park
+//! in the middle of a RANDSEL/ENDCASE skip returns the ray at that RANDSEL (weights pushed
+//! back) or ENDCASE, since the skip state is not part of the ray descriptor.
 
 mod alu;
 mod control;
@@ -70,8 +75,9 @@ pub struct CoreOut {
 ///   cycles of write-back (in parallel with other slots running); TEX_READ: 2 to issue;
 ///   RANDSEL n: 2 + n + (k + 1) for chosen case k; a chunk fetch: 1 to issue plus the
 ///   scheduler's latency; intake: max(1, sp) cycles. Only one slot is in the execute stage at a
-///   time; the others wait or run in turn. Combinational paths from inputs to outputs: none
-///   (`assign.ready` depends on `assign.valid`/`sp`, `crsp.ready` on `crsp.valid`/`kind`).
+///   time; the others wait or run in turn. Combinational input → output paths: only
+///   `assign.valid`/`assign.sp` → `assign.ready` and `crsp.kind` → `crsp.ready`; `creq`, `done`
+///   and `busy` come from registers.
 /// * **Parameters** (from [`PbruCfg`]): `slots` 1..=8, `stack_depth` 4..=64, `miss_thresh`
 ///   (0 = never park on a timeout).
 /// * **Cost:** stack RAM `slots × 2^⌈log2 stack_depth⌉ × 32` bits with 4 + 1 combinational read
@@ -128,6 +134,12 @@ pub fn pbru_core(
 
 /// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `busy`,
 /// `creq_*`, `done_*` (for tests).
+///
+/// ```
+/// use rendergen_rtl::pbru::{core::pbru_core_top, ports::PbruCfg};
+/// let design = pbru_core_top(&PbruCfg::default()).unwrap();
+/// assert!(design.top().outputs.iter().any(|p| p.name == "done_valid"));
+/// ```
 pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
     let params = format!(
         "slots={} stack_depth={} miss_thresh={}",
