@@ -6,4 +6,5 @@ mod astc_model;
 mod engines_agree;
 mod pbru_core;
 mod pbru_sched;
+mod pbru_system;
 mod widgets;

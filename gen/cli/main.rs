@@ -5,6 +5,7 @@
 
 mod astc;
 mod demo;
+mod pbru;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rendergen_hdl::Design;
@@ -83,6 +84,13 @@ enum Command {
     /// ASTC textures: decode through the ASTC_DP RTL or the reference model; inspect blocks.
     #[command(subcommand)]
     Astc(astc::AstcCommand),
+    /// Assemble PBRU bytecode (syntax: rtl/isa/ISA.md).
+    Asm(pbru::AsmArgs),
+    /// Disassemble PBRU bytecode (the output assembles back to the same bytes).
+    Disasm(pbru::DisasmArgs),
+    /// Simulate an engine with its system models.
+    #[command(subcommand)]
+    Sim(pbru::SimCommand),
     /// End-to-end demonstration: generate, simulate with VCD, emit and lint Verilog,
     /// co-simulate, and print a summary.
     Demo {
@@ -114,6 +122,14 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// Bad usage (exit 2).
+    pub fn usage(message: impl std::fmt::Display) -> Failure {
+        Failure {
+            code: 2,
+            message: message.to_string(),
+        }
+    }
+
     /// A failed check or tool (exit 1).
     pub fn check(message: impl std::fmt::Display) -> Failure {
         Failure {
@@ -244,5 +260,8 @@ fn run(command: Command) -> Result<(), Failure> {
         }
         Command::Astc(cmd) => astc::run(cmd),
         Command::Demo { out } => demo::run(&out),
+        Command::Asm(a) => pbru::asm(a),
+        Command::Disasm(a) => pbru::disasm(a),
+        Command::Sim(c) => pbru::sim(c),
     }
 }

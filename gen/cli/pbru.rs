@@ -1,0 +1,157 @@
+//! `rendergen asm`, `rendergen disasm` and `rendergen sim pbru`.
+
+use crate::Failure;
+use clap::{Args, Subcommand, ValueEnum};
+use rendergen_gen::pbru::{run, to_json, to_text, SimOptions, Workload};
+use rendergen_isa::{asm::assemble, disasm::disassemble};
+use rendergen_rtl::pbru::ports::PbruCfg;
+use rendergen_sim::models::astc::AstcFile;
+use std::path::PathBuf;
+
+/// `rendergen asm`.
+#[derive(Args)]
+pub struct AsmArgs {
+    /// Assembly source (syntax: rtl/isa/ISA.md).
+    input: PathBuf,
+    /// Output bytecode file.
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+}
+
+/// `rendergen disasm`.
+#[derive(Args)]
+pub struct DisasmArgs {
+    /// Bytecode file.
+    input: PathBuf,
+    /// Address of the first byte.
+    #[arg(long, default_value_t = 0)]
+    base: u32,
+}
+
+/// `rendergen sim …`.
+#[derive(Subcommand)]
+pub enum SimCommand {
+    /// Run the PBRU with SM, TTU and L1 models; check every ray against the interpreter.
+    Pbru(PbruArgs),
+}
+
+/// `--workload` values.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum WorkloadArg {
+    /// One ray per pixel: TEX_A → TEX_READ → TEX_DP, scaled.
+    Texture,
+    /// Local arithmetic.
+    Alu,
+    /// Texture, arithmetic, shading, importance sampling and SM call-outs.
+    Mixed,
+}
+
+/// `rendergen sim pbru` options.
+#[derive(Args)]
+pub struct PbruArgs {
+    /// Processing cores.
+    #[arg(long, default_value_t = 4)]
+    cores: u32,
+    /// Ray slots per core.
+    #[arg(long, default_value_t = 2)]
+    slots: u32,
+    /// Rays to send (at most 65536).
+    #[arg(long, default_value_t = 64)]
+    rays: u32,
+    /// Seed of the workload and the system models.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Built-in workload (gen/pbru/programs/).
+    #[arg(long, value_enum, default_value_t = WorkloadArg::Texture)]
+    workload: WorkloadArg,
+    /// Run this program instead; each ray's stack holds u v sqrt_cov base dims format scale
+    /// (its pixel of the texture) and three random Q16.16 words.
+    #[arg(long)]
+    program: Option<PathBuf>,
+    /// ASTC texture (.astc, one mip level) instead of the generated 48x24 one.
+    #[arg(long)]
+    texture: Option<PathBuf>,
+    /// Probability per cycle of a direct SM pipeline request on each SM port.
+    #[arg(long, default_value_t = 0.0)]
+    sm_load: f64,
+    /// Write a waveform.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::check(format!("{}: {e}", path.display())))
+}
+
+/// `rendergen asm IN -o OUT`.
+pub fn asm(a: AsmArgs) -> Result<(), Failure> {
+    let src = String::from_utf8_lossy(&read(&a.input)?).into_owned();
+    let bytes =
+        assemble(&src).map_err(|e| Failure::check(format!("{}:\n{e}", a.input.display())))?;
+    std::fs::write(&a.out, &bytes)
+        .map_err(|e| Failure::check(format!("{}: {e}", a.out.display())))?;
+    println!("{}: {} bytes", a.out.display(), bytes.len());
+    Ok(())
+}
+
+/// `rendergen disasm IN`.
+pub fn disasm(a: DisasmArgs) -> Result<(), Failure> {
+    print!("{}", disassemble(&read(&a.input)?, a.base));
+    Ok(())
+}
+
+/// `rendergen sim …`.
+pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
+    let SimCommand::Pbru(a) = cmd;
+    let cfg = PbruCfg {
+        cores: a.cores,
+        slots: a.slots,
+        ..PbruCfg::default()
+    };
+    if !(1..=8).contains(&a.cores) || !(1..=8).contains(&a.slots) {
+        return Err(Failure::usage("--cores and --slots must be 1..=8"));
+    }
+    if !(0.0..=1.0).contains(&a.sm_load) {
+        return Err(Failure::usage("--sm-load must be a probability in 0..=1"));
+    }
+    let program = match &a.program {
+        Some(p) => Some(String::from_utf8_lossy(&read(p)?).into_owned()),
+        None => None,
+    };
+    let texture = match &a.texture {
+        Some(p) => {
+            Some(AstcFile::read(p).map_err(|e| Failure::check(format!("{}: {e}", p.display())))?)
+        }
+        None => None,
+    };
+    let opts = SimOptions {
+        cfg,
+        rays: a.rays,
+        seed: a.seed,
+        workload: match a.workload {
+            WorkloadArg::Texture => Workload::Texture,
+            WorkloadArg::Alu => Workload::Alu,
+            WorkloadArg::Mixed => Workload::Mixed,
+        },
+        program,
+        texture,
+        sm_load: a.sm_load,
+        vcd: a.vcd,
+    };
+    let report = run(&opts).map_err(Failure::check)?;
+    if a.json {
+        println!("{}", to_json(&report));
+    } else {
+        print!("{}", to_text(&report));
+    }
+    if report.mismatches > 0 {
+        return Err(Failure::check(format!(
+            "{} mismatches against the interpreter (seed {})",
+            report.mismatches, a.seed
+        )));
+    }
+    Ok(())
+}
