@@ -106,7 +106,7 @@ impl L1 {
             }
             let (_, id, miss, data) = self.due.pop_front().expect("front");
             let item = vec![Bits::from_u64(id, 64), Bits::from_u64(miss as u64, 1), data];
-            // Field order is the port order: id, miss, data (checked in `new`'s caller tests).
+            // Put into the port order of the fields (id, miss, data by name).
             self.resp.send_bits(order(&self.resp, item)).expect("fits");
         }
         self.resp.drive(sim);
