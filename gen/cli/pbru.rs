@@ -74,6 +74,13 @@ pub struct PbruArgs {
     /// Probability per cycle of a direct SM pipeline request on each SM port.
     #[arg(long, default_value_t = 0.0)]
     sm_load: f64,
+    /// L1 latency in cycles.
+    #[arg(long, default_value_t = 4)]
+    l1_latency: u32,
+    /// Every texture block misses in the L1 on first use and arrives this many cycles later
+    /// (0: no misses; above 64 the waiting rays park at the TTU).
+    #[arg(long, default_value_t = 0)]
+    texture_misses: u64,
     /// Write a waveform.
     #[arg(long)]
     vcd: Option<PathBuf>,
@@ -139,6 +146,8 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         program,
         texture,
         sm_load: a.sm_load,
+        l1_latency: a.l1_latency.max(1),
+        texture_miss_cycles: a.texture_misses,
         vcd: a.vcd,
     };
     let report = run(&opts).map_err(Failure::check)?;

@@ -10,7 +10,7 @@ use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_rtl::pbru::scheduler::FromCore;
 use rendergen_rtl::pbru::top::pbru_top_with;
 use rendergen_sim::models::astc::AstcFile;
-use rendergen_sim::models::pbru::system::{Report, SmLoad, System, SystemCfg};
+use rendergen_sim::models::pbru::system::{L1Cfg, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::Simulator;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -34,6 +34,11 @@ pub struct SimOptions {
     pub texture: Option<AstcFile>,
     /// Probability per cycle of a direct SM pipeline request on each SM port.
     pub sm_load: f64,
+    /// L1 latency in cycles.
+    pub l1_latency: u32,
+    /// If non-zero: every texture block misses in the L1 on first use and is present this many
+    /// cycles later (rays park at the TTU when it exceeds MISS_THRESH).
+    pub texture_miss_cycles: u64,
     /// Write a waveform here.
     pub vcd: Option<PathBuf>,
 }
@@ -81,6 +86,13 @@ pub fn run(opts: &SimOptions) -> Result<Report, String> {
             ..SmLoad::default()
         },
         pipes: opts.cfg.pipes.iter().map(|p| p.kind).collect(),
+        l1: L1Cfg {
+            latency: opts.l1_latency,
+            misses: (0..setup.texture.blocks.len() as u32)
+                .filter(|_| opts.texture_miss_cycles > 0)
+                .map(|b| ((workload::TEXTURE_BASE + b) * 16, opts.texture_miss_cycles))
+                .collect(),
+        },
         ..SystemCfg::default()
     };
     let mut system = System::new(&sim, setup.mem, &sys_cfg).map_err(|e| e.to_string())?;
