@@ -27,6 +27,10 @@ impl Gen<'_> {
             Ins::Add { d, a, b, w } => one(d, format!("{}.wrapping_add({}){}", r(a), r(b), m(w))),
             Ins::Sub { d, a, b, w } => one(d, format!("{}.wrapping_sub({}){}", r(a), r(b), m(w))),
             Ins::Mul { d, a, b, w } => one(d, format!("{}.wrapping_mul({}){}", r(a), r(b), m(w))),
+            Ins::MulAdd { d, a, b, c, w } => vec![self.batch(Batch::MulAdd, w, [d, a, b, c])],
+            Ins::XorSlice { d, a, b, lo, w } => {
+                vec![self.batch(Batch::XorSlice, w, [d, a, b, lo as u32])]
+            }
             Ins::And { d, a, b } => one(d, format!("{} & {}", r(a), r(b))),
             Ins::Or { d, a, b } => one(d, format!("{} | {}", r(a), r(b))),
             Ins::Xor { d, a, b } => one(d, format!("{} ^ {}", r(a), r(b))),
@@ -130,6 +134,14 @@ impl Gen<'_> {
             Batch::Mux => format!("sel({}, {}, {})", r(a), r(b), r(c)),
             Batch::Slice => format!("({} >> {c}){}", r(a), m(w)),
             Batch::Not => format!("!{}{}", r(a), m(w)),
+            Batch::MulAdd => format!(
+                "{}.wrapping_mul({}).wrapping_add({}){}",
+                r(a),
+                r(b),
+                r(c),
+                m(w)
+            ),
+            Batch::XorSlice => format!("{} ^ (({} >> {c}){})", r(a), r(b), m(w)),
         };
         format!("{} = {e};", self.dst(d))
     }

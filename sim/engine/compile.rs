@@ -15,7 +15,7 @@
 use super::error::SimError;
 use super::exec::{eval, Machine};
 use super::program::*;
-use super::{layout, runs, schedule};
+use super::{fuse, layout, runs, schedule};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::NodeId;
 use rendergen_hdl::FlatNetlist;
@@ -40,8 +40,12 @@ pub(super) struct Builder<'a> {
     pub(super) staged: HashMap<NodeId, Slot>,
 }
 
-/// Compiles `flat`; returns the program and the initial machine state.
-pub(crate) fn compile(flat: &FlatNetlist) -> Result<(Program, Machine), SimError> {
+/// Compiles `flat`; returns the program and the initial machine state. `named` lists the nodes
+/// whose values must stay observable (named signals, for `peek_signal` and the VCD).
+pub(crate) fn compile(
+    flat: &FlatNetlist,
+    named: &[NodeId],
+) -> Result<(Program, Machine), SimError> {
     let order = flat.comb_order().map_err(|cycle| SimError::CombLoop {
         signals: cycle.iter().map(|id| flat.path_of(*id)).collect(),
     })?;
@@ -84,7 +88,13 @@ pub(crate) fn compile(flat: &FlatNetlist) -> Result<(Program, Machine), SimError
         }
     }
     b.state_elements();
+    let mut seen = vec![false; b.m.v.len()];
+    let ids = named.iter().chain(flat.outputs.iter().map(|p| &p.node));
+    for &s in ids.map(|id| &b.slot[*id as usize]).filter(|s| **s != NONE) {
+        seen[s as usize] = true;
+    }
     let main = std::mem::take(&mut b.prog.main);
+    let main = fuse::fuse(&b.prog, main, &seen);
     b.prog.main = schedule::levelise(&mut b.prog, main);
     b.prog.node_slot = b.slot;
     layout::renumber(&mut b.prog, &mut b.m);

@@ -2,7 +2,7 @@
 //! the clock edge. Nothing here allocates, hashes or dispatches dynamically.
 
 use super::program::{mask, Batch, Ins, MemInfo, Program, NONE};
-use super::{runs, wide};
+use super::{strided, wide};
 
 /// The mutable state of a simulation: signal values, memory contents, scratch space.
 #[derive(Clone, Debug)]
@@ -90,6 +90,12 @@ fn batch(v: &mut [u64], op: Batch, w: u8, ops: &[[u32; 4]]) {
         Batch::Eq => each!(|a, b, _c| (a == b) as u64),
         Batch::Not => each!(|a, _b, _c| !a & k),
         Batch::Slice => each!(|a, _b, c| (a >> c) & k),
+        Batch::XorSlice => each!(|a, b, c| a ^ ((b >> c) & k)),
+        Batch::MulAdd => {
+            for &[d, a, b, c] in ops {
+                *st(v, d) = ld(v, a).wrapping_mul(ld(v, b)).wrapping_add(ld(v, c)) & k;
+            }
+        }
         Batch::Mux => {
             for &[d, s, t, f] in ops {
                 *st(v, d) = select(ld(v, s), ld(v, t), ld(v, f));
@@ -112,6 +118,11 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
             Ins::Add { d, a, b, w } => *st(v, d) = ld(v, a).wrapping_add(ld(v, b)) & mask(w),
             Ins::Sub { d, a, b, w } => *st(v, d) = ld(v, a).wrapping_sub(ld(v, b)) & mask(w),
             Ins::Mul { d, a, b, w } => *st(v, d) = ld(v, a).wrapping_mul(ld(v, b)) & mask(w),
+            Ins::MulAdd { d, a, b, c, w } => {
+                let p = ld(v, a).wrapping_mul(ld(v, b));
+                *st(v, d) = p.wrapping_add(ld(v, c)) & mask(w)
+            }
+            Ins::XorSlice { d, a, b, lo, w } => *st(v, d) = ld(v, a) ^ ((ld(v, b) >> lo) & mask(w)),
             Ins::And { d, a, b } => *st(v, d) = ld(v, a) & ld(v, b),
             Ins::Or { d, a, b } => *st(v, d) = ld(v, a) | ld(v, b),
             Ins::Xor { d, a, b } => *st(v, d) = ld(v, a) ^ ld(v, b),
@@ -166,7 +177,7 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
                 batch(v, op, w, &p.batch[s..s + n])
             }
             Ins::Run { op, w, shape, run } => {
-                runs::eval_run(v, op, w, shape, &p.runs[run as usize])
+                strided::eval_run(v, op, w, shape, &p.runs[run as usize])
             }
         }
     }

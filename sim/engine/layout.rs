@@ -9,7 +9,7 @@
 //! The compiled backend ([`crate::codegen`]) prints the program with this numbering as is.
 
 use super::exec::Machine;
-use super::program::{Batch, Ins, Program, Slot, WideOp, NONE};
+use super::program::{Ins, Program, Slot, WideOp, NONE};
 use super::schedule;
 use rendergen_hdl::bits::words_for;
 
@@ -86,21 +86,15 @@ pub(crate) fn renumber(p: &mut Program, m: &mut Machine) {
     let mut obs = std::mem::take(&mut p.obs);
     main.iter_mut().chain(&mut obs).for_each(|i| map_ins(i, f));
     (p.main, p.obs) = (main, obs);
-    // A batch knows its kind only from its instruction; entry `c` is a slot for multiplexers.
-    let mut mux_entries = vec![false; p.batch.len()];
+    // A batch knows its kind only from its instruction; entry `c` is a slot for some kinds.
+    let mut c_slot = vec![false; p.batch.len()];
     for ins in &p.main {
-        if let Ins::Batch {
-            op: Batch::Mux,
-            start,
-            n,
-            ..
-        } = *ins
-        {
-            mux_entries[start as usize..(start + n) as usize].fill(true);
+        if let Ins::Batch { op, start, n, .. } = *ins {
+            c_slot[start as usize..(start + n) as usize].fill(op.reads() == 3);
         }
     }
-    for (e, mux) in p.batch.iter_mut().zip(mux_entries) {
-        let c = if mux { f(e[3]) } else { e[3] };
+    for (e, c_slot) in p.batch.iter_mut().zip(c_slot) {
+        let c = if c_slot { f(e[3]) } else { e[3] };
         *e = [f(e[0]), f(e[1]), f(e[2]), c];
     }
     p.wide.iter_mut().for_each(|op| map_wide(op, f));
@@ -150,10 +144,18 @@ fn map_ins(ins: &mut Ins, f: impl Fn(Slot) -> Slot) {
         | Ins::Le { d, a, b }
         | Ins::SLt { d, a, b, .. }
         | Ins::SLe { d, a, b, .. }
+        | Ins::XorSlice { d, a, b, .. }
         | Ins::Cat2 {
             d, hi: a, lo: b, ..
         } => (*d, *a, *b) = (f(*d), f(*a), f(*b)),
-        Ins::Mux { d, s, t, f: e } => (*d, *s, *t, *e) = (f(*d), f(*s), f(*t), f(*e)),
+        Ins::Mux { d, s, t, f: e }
+        | Ins::MulAdd {
+            d,
+            a: s,
+            b: t,
+            c: e,
+            ..
+        } => (*d, *s, *t, *e) = (f(*d), f(*s), f(*t), f(*e)),
         Ins::Wide(_) | Ins::Batch { .. } => {}
         Ins::Run { .. } => unreachable!("runs are formed after renumbering"),
     }

@@ -35,14 +35,16 @@
 mod compile;
 mod error;
 pub(crate) mod exec;
+mod fuse;
 pub(crate) mod layout;
 mod lower;
 mod names;
 pub(crate) mod program;
-mod runs;
+pub(crate) mod runs;
 pub(crate) mod schedule;
 mod simulator;
 mod state;
+mod strided;
 mod trace;
 mod wide;
 

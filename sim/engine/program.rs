@@ -10,6 +10,7 @@
 //! generates specialised code can take a [`Program`] (or the netlist) and replace the interpreter
 //! without touching the simulator's API.
 
+pub(crate) use super::runs::{Batch, Run, Shape};
 use rendergen_hdl::ir::{BinOp, UnOp};
 
 /// Index of a slot (first word of a value) in the value vector.
@@ -47,6 +48,22 @@ pub(crate) enum Ins {
     Sub { d: Slot, a: Slot, b: Slot, w: u8 },
     /// `d = (a * b) & mask(w)`.
     Mul { d: Slot, a: Slot, b: Slot, w: u8 },
+    /// `d = (a * b + c) & mask(w)` (a product feeding only a sum, fused).
+    MulAdd {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        c: Slot,
+        w: u8,
+    },
+    /// `d = a ^ ((b >> lo) & mask(w))` (a slice feeding only an exclusive or, fused).
+    XorSlice {
+        d: Slot,
+        a: Slot,
+        b: Slot,
+        lo: u8,
+        w: u8,
+    },
     /// `d = a & b`.
     And { d: Slot, a: Slot, b: Slot },
     /// `d = a | b`.
@@ -112,67 +129,6 @@ pub(crate) enum Ins {
         shape: Shape,
         run: u32,
     },
-}
-
-/// Which operands of a [`Run`] advance with the destination (the others stay on one slot).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Shape {
-    /// Every operand advances: element `i` reads `a + i`, `b + i` (and `c + i` for `Mux`).
-    Step,
-    /// `a` stays (the select of a `Mux`); the others advance.
-    FixA,
-    /// `b` stays (the right operand of a binary operation); `a` advances.
-    FixB,
-}
-
-/// `n` instructions of one batch kind over neighbouring slots: element `i` writes `d + i` from
-/// operands placed as its [`Shape`] says. `c` is the third operand of `Mux` (a slot) or the shift
-/// of `Slice` (the same for every element). Every operand range lies below `d` (checked when
-/// the run is formed), so the interpreter can split the value vector into disjoint slices.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Run {
-    pub d: Slot,
-    pub a: Slot,
-    pub b: Slot,
-    pub c: Slot,
-    pub n: u32,
-}
-
-impl Run {
-    /// Element `i` as a batch entry `[d, a, b, c]`.
-    pub(crate) fn entry(&self, op: Batch, shape: Shape, i: u32) -> [Slot; 4] {
-        let a = self.a + if shape == Shape::FixA { 0 } else { i };
-        let b = self.b + if shape == Shape::FixB { 0 } else { i };
-        let c = self.c + if op == Batch::Mux { i } else { 0 };
-        [self.d + i, a, b, c]
-    }
-}
-
-/// Kinds of batched instructions (runs of one opcode within a level).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Batch {
-    /// `d = a`.
-    Copy,
-    /// `d = (a + b) & mask(w)`.
-    Add,
-    /// `d = (a - b) & mask(w)`.
-    Sub,
-    /// `d = (a * b) & mask(w)`.
-    Mul,
-    /// `d = a & b`.
-    And,
-    /// `d = a | b`.
-    Or,
-    /// `d = a ^ b`.
-    Xor,
-    /// `d = a == b`.
-    Eq,
-    /// `d = a ? b : c`.
-    Mux,
-    /// `d = (a >> c) & mask(w)`.
-    Slice,
-    /// `d = !a & mask(w)`.
-    Not,
 }
 
 /// An operation on values wider than 64 bits (or with wide operands). Operand widths are kept

@@ -5,12 +5,88 @@
 //! operand. Parts of a batch that do not fit a run stay indexed batches. Register loads without
 //! enable are merged the same way into block copies.
 //!
-//! Every operand range of a run lies below its destination range, so [`eval_run`] splits the
+//! Every operand range of a run lies below its destination range, so
+//! [`eval_run`](super::strided::eval_run) splits the
 //! value vector into a read-only part and the destination slice and works with safe, bounds
 //! checked slices (one check per run, none per element).
 
-use super::exec::select;
-use super::program::{mask, Batch, Ins, Program, Run, Shape, Slot};
+use super::program::{Ins, Program, Slot};
+
+/// Kinds of batched instructions (runs of one opcode within a level).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Batch {
+    /// `d = a`.
+    Copy,
+    /// `d = (a + b) & mask(w)`.
+    Add,
+    /// `d = (a - b) & mask(w)`.
+    Sub,
+    /// `d = (a * b) & mask(w)`.
+    Mul,
+    /// `d = a & b`.
+    And,
+    /// `d = a | b`.
+    Or,
+    /// `d = a ^ b`.
+    Xor,
+    /// `d = a == b`.
+    Eq,
+    /// `d = a ? b : c`.
+    Mux,
+    /// `d = (a >> c) & mask(w)`.
+    Slice,
+    /// `d = !a & mask(w)`.
+    Not,
+    /// `d = (a * b + c) & mask(w)`.
+    MulAdd,
+    /// `d = a ^ ((b >> c) & mask(w))`.
+    XorSlice,
+}
+
+impl Batch {
+    /// Number of slot operands of an entry `[d, a, b, c]` (`a`; `a, b`; or `a, b, c`).
+    pub(crate) fn reads(self) -> usize {
+        match self {
+            Batch::Copy | Batch::Not | Batch::Slice => 1,
+            Batch::Mux | Batch::MulAdd => 3,
+            _ => 2,
+        }
+    }
+}
+
+/// Which operands of a [`Run`] advance with the destination (the others stay on one slot).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// Every operand advances: element `i` reads `a + i`, `b + i` (and `c + i` for `Mux`).
+    Step,
+    /// `a` stays (the select of a `Mux`); the others advance.
+    FixA,
+    /// `b` stays (the right operand of a binary operation); `a` advances.
+    FixB,
+}
+
+/// `n` instructions of one batch kind over neighbouring slots: element `i` writes `d + i` from
+/// operands placed as its [`Shape`] says. `c` is the third operand of `Mux` and `MulAdd` (a
+/// slot, advancing) or the shift of `Slice` and `XorSlice` (the same for every element). Every operand range lies below `d` (checked when
+/// the run is formed), so the interpreter can split the value vector into disjoint slices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    pub d: Slot,
+    pub a: Slot,
+    pub b: Slot,
+    pub c: Slot,
+    pub n: u32,
+}
+
+impl Run {
+    /// Element `i` as a batch entry `[d, a, b, c]`.
+    pub(crate) fn entry(&self, op: Batch, shape: Shape, i: u32) -> [Slot; 4] {
+        let a = self.a + if shape == Shape::FixA { 0 } else { i };
+        let b = self.b + if shape == Shape::FixB { 0 } else { i };
+        let c = self.c + if op.reads() == 3 { i } else { 0 };
+        [self.d + i, a, b, c]
+    }
+}
 
 /// Shortest run worth a loop of its own; shorter pieces stay in indexed batches.
 const MIN_RUN: usize = 4;
@@ -43,20 +119,18 @@ fn run_len(op: Batch, shape: Shape, swap: bool, es: &[[Slot; 4]]) -> usize {
         c: first[3],
         n: 0,
     };
-    let unary = matches!(op, Batch::Copy | Batch::Not | Batch::Slice);
+    let unary = op.reads() == 1;
     let mut n = 0;
     for e in es {
         let want = r.entry(op, shape, n as u32);
         let e = oriented(*e, swap);
-        let same = e[0] == want[0]
-            && e[1] == want[1]
-            && (unary || e[2] == want[2])
-            && (op == Batch::Copy || op == Batch::Not || e[3] == want[3]);
+        let same =
+            e[0] == want[0] && e[1] == want[1] && (unary || e[2] == want[2]) && e[3] == want[3];
         // Highest operand word read by the run so far, exclusive, against its first destination.
         let end = |x: Slot, steps: bool| x as u64 + if steps { n as u64 + 1 } else { 1 };
         let below = end(r.a, shape != Shape::FixA) <= r.d as u64
             && (unary || end(r.b, shape != Shape::FixB) <= r.d as u64)
-            && (op != Batch::Mux || end(r.c, true) <= r.d as u64);
+            && (op.reads() < 3 || end(r.c, true) <= r.d as u64);
         if !(same && below) {
             break;
         }
@@ -68,9 +142,9 @@ fn run_len(op: Batch, shape: Shape, swap: bool, es: &[[Slot; 4]]) -> usize {
 /// The best run at the start of `es`: length, shape, operands swapped.
 fn best_run(op: Batch, es: &[[Slot; 4]]) -> (usize, Shape, bool) {
     let candidates: &[(Shape, bool)] = match op {
-        Batch::Copy | Batch::Not | Batch::Slice => &[(Shape::Step, false)],
+        Batch::Copy | Batch::Not | Batch::Slice | Batch::XorSlice => &[(Shape::Step, false)],
         Batch::Mux => &[(Shape::Step, false), (Shape::FixA, false)],
-        _ if commutative(op) => &[
+        _ if commutative(op) || op == Batch::MulAdd => &[
             (Shape::Step, false),
             (Shape::FixB, false),
             (Shape::FixB, true),
@@ -150,73 +224,10 @@ pub(crate) fn validate(op: Batch, shape: Shape, r: &Run, len: usize) {
     let (d, n) = (r.d as usize, r.n as usize);
     assert!(d + n <= len, "run writes out of range ({len})");
     let last = r.entry(op, shape, r.n - 1);
-    let reads = match op {
-        Batch::Copy | Batch::Not | Batch::Slice => 1,
-        Batch::Mux => 3,
-        _ => 2,
-    };
-    for x in &last[1..=reads] {
+    for x in &last[1..=op.reads()] {
         assert!(
             (*x as usize) < d,
             "run reads slot {x} at or above its destination {d}"
         );
-    }
-}
-
-/// Runs one strided run over `v` (see [`Run`]; the layout was checked by [`validate`]).
-#[inline(always)]
-pub(crate) fn eval_run(v: &mut [u64], op: Batch, w: u8, shape: Shape, r: &Run) {
-    let n = r.n as usize;
-    let (src, dst) = v.split_at_mut(r.d as usize);
-    let dst = &mut dst[..n];
-    let (a, b, c) = (r.a as usize, r.b as usize, r.c as usize);
-    let k = mask(w);
-    macro_rules! un {
-        (|$x:ident| $e:expr) => {
-            for (d, &$x) in dst.iter_mut().zip(&src[a..a + n]) {
-                *d = $e;
-            }
-        };
-    }
-    macro_rules! bin {
-        (|$x:ident, $y:ident| $e:expr) => {
-            if shape == Shape::FixB {
-                let $y = src[b];
-                un!(|$x| $e)
-            } else {
-                let ys = &src[b..b + n];
-                for ((d, &$x), &$y) in dst.iter_mut().zip(&src[a..a + n]).zip(ys) {
-                    *d = $e;
-                }
-            }
-        };
-    }
-    match op {
-        Batch::Copy => dst.copy_from_slice(&src[a..a + n]),
-        Batch::Not => un!(|x| !x & k),
-        Batch::Slice => {
-            let sh = c as u32;
-            un!(|x| (x >> sh) & k)
-        }
-        Batch::Add => bin!(|x, y| x.wrapping_add(y) & k),
-        Batch::Sub => bin!(|x, y| x.wrapping_sub(y) & k),
-        // The low `w ≤ 32` bits of a product depend only on the low 32 bits of its operands;
-        // a 32 × 32 → 64-bit product is one vector instruction where a 64-bit one is three.
-        Batch::Mul if w <= 32 => bin!(|x, y| ((x as u32 as u64) * (y as u32 as u64)) & k),
-        Batch::Mul => bin!(|x, y| x.wrapping_mul(y) & k),
-        Batch::And => bin!(|x, y| x & y),
-        Batch::Or => bin!(|x, y| x | y),
-        Batch::Xor => bin!(|x, y| x ^ y),
-        Batch::Eq => bin!(|x, y| (x == y) as u64),
-        Batch::Mux if shape == Shape::FixA => {
-            let from = if src[a] != 0 { b } else { c };
-            dst.copy_from_slice(&src[from..from + n])
-        }
-        Batch::Mux => {
-            let (ss, ts, fs) = (&src[a..a + n], &src[b..b + n], &src[c..c + n]);
-            for (((d, &s), &t), &f) in dst.iter_mut().zip(ss).zip(ts).zip(fs) {
-                *d = select(s, t, f);
-            }
-        }
     }
 }

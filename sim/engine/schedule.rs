@@ -38,11 +38,18 @@ pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Slot)) -> Slot 
         | Ins::Le { d, a, b }
         | Ins::SLt { d, a, b, .. }
         | Ins::SLe { d, a, b, .. }
+        | Ins::XorSlice { d, a, b, .. }
         | Ins::Cat2 {
             d, hi: a, lo: b, ..
         } => {
             f(a);
             f(b);
+            d
+        }
+        Ins::MulAdd { d, a, b, c, .. } => {
+            f(a);
+            f(b);
+            f(c);
             d
         }
         Ins::Mux { d, s, t, f: e } => {
@@ -137,6 +144,8 @@ fn opcode(ins: &Ins) -> u8 {
         Ins::Wide(_) => 28,
         Ins::Batch { .. } => 29,
         Ins::Run { .. } => 30,
+        Ins::MulAdd { .. } => 31,
+        Ins::XorSlice { .. } => 32,
     }
 }
 
@@ -154,6 +163,8 @@ fn batchable(ins: &Ins) -> Option<(Batch, u8, [Slot; 4])> {
         Ins::Eq { d, a, b } => (Batch::Eq, 64, [d, a, b, 0]),
         Ins::Mux { d, s, t, f } => (Batch::Mux, 64, [d, s, t, f]),
         Ins::Slice { d, a, lo, w } => (Batch::Slice, w, [d, a, a, lo as Slot]),
+        Ins::MulAdd { d, a, b, c, w } => (Batch::MulAdd, w, [d, a, b, c]),
+        Ins::XorSlice { d, a, b, lo, w } => (Batch::XorSlice, w, [d, a, b, lo as Slot]),
         _ => return None,
     })
 }
@@ -205,10 +216,7 @@ pub(crate) fn validate(p: &Program, code: &[Ins], len: usize) {
                 let (s, n) = (start as usize, n as usize);
                 assert!(s + n <= p.batch.len(), "batch range out of the table");
                 for e in &p.batch[s..s + n] {
-                    e[..3].iter().for_each(|x| ok(*x));
-                    if op == Batch::Mux {
-                        ok(e[3]);
-                    }
+                    e[..=op.reads()].iter().for_each(|x| ok(*x));
                 }
             }
             Ins::Run { op, shape, run, .. } => {

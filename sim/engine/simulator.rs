@@ -40,12 +40,13 @@ impl Simulator {
     /// Flattens and compiles `design`.
     pub fn new(design: &Design) -> Result<Simulator, SimError> {
         let flat = FlatNetlist::new(design);
-        let (prog, m) = compile(&flat)?;
+        let named = named_signals(design, &flat);
+        let ids: Vec<_> = named.iter().map(|s| s.node).collect();
+        let (prog, m) = compile(&flat, &ids)?;
         let port = |p: &rendergen_hdl::ir::Port| PortInfo {
             name: p.name.clone(),
             width: p.width,
         };
-        let named = named_signals(design, &flat);
         let mut signals = Vec::with_capacity(named.len());
         let mut signal_index = HashMap::new();
         for s in &named {

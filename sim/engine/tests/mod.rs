@@ -5,4 +5,5 @@ mod batch;
 pub mod hier;
 mod model;
 mod ops;
+mod runs;
 mod state;
