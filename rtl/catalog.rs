@@ -5,6 +5,7 @@
 use crate::astc::address::{astc_a_top, AstcACfg, Pipelining};
 use crate::astc::dp::{astc_dp_top, DpCfg};
 use crate::mem::ram::{ram_1r1w, ram_2p, RamCfg};
+use crate::pbru::top::{catalog_cfg, pbru_top};
 use crate::stream::arbiter::{arbiter_top, ArbPolicy};
 use crate::stream::credit::credit_counter_top;
 use crate::stream::fifo::{fifo_top, FifoCfg};
@@ -187,6 +188,31 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             p("profiles", 0, 0, 4, "0 all, 1 LDR only, 2 LDR linear, 3 LDR sRGB, 4 HDR"),
         ],
         build: |v| astc_dp_top(&DpCfg::from_catalog(v[0], v[1], v[2])),
+    },
+    GeneratorSpec {
+        name: "pbru",
+        doc: "PBRU render engine (pbru §1-5, D2-D3): core scheduler, L0 caches, pipeline slots, cores",
+        params: &[
+            p("cores", 4, 1, 8, "processing cores"),
+            p("slots", 2, 1, 8, "ray slots per core"),
+            p("stack_depth", 32, 4, 64, "stack words per slot"),
+            p("icache_chunks", 16, 1, 256, "L0 instruction-cache lines (power of two)"),
+            p("tcache_blocks", 16, 1, 256, "L0 texture-cache lines (power of two)"),
+            p("sm_ports", 1, 1, 4, "SM ports for direct pipeline requests"),
+            p("sm_block_cycles", 1, 1, 64, "cycles a core request waits after an SM request"),
+            p("miss_thresh", 64, 0, 65535, "cycles before a core parks a waiting fetch"),
+            p("astc_a_instances", 1, 0, 4, "ASTC_A instances"),
+            p("astc_dp_instances", 1, 0, 4, "ASTC_DP instances"),
+            p("ggx_instances", 1, 0, 4, "GGX instances"),
+            p("oren_nayar_instances", 1, 0, 4, "Oren-Nayar instances"),
+            p("schlick_instances", 1, 0, 4, "Schlick instances"),
+            p("sheen_instances", 1, 0, 4, "sheen instances"),
+            p("subsurface_instances", 1, 0, 4, "subsurface instances"),
+            p("cel_instances", 1, 0, 4, "cel instances"),
+            p("test_latency", 4, 1, 64, "latency of the test pipelines"),
+            p("real_astc", 1, 0, 1, "1: real ASTC_A/ASTC_DP units, 0: test pipelines"),
+        ],
+        build: |v| pbru_top(&catalog_cfg(v)),
     },
 ];
 

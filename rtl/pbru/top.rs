@@ -7,7 +7,9 @@
 //! ([`SmResp`], out) for `k < sm_ports`, and `perf_<kind><i>_{sm_grants,core_grants,busy}`
 //! (32-bit outputs, e.g. `perf_astc_a0_sm_grants`).
 
-use super::ports::{CoreReq, L1Req, L1Resp, PbruCfg, RayOut, SmReq, SmResp};
+use super::core::pbru_core;
+use super::ports::isa::PipeKind;
+use super::ports::{CoreReq, L1Req, L1Resp, PbruCfg, PipeInst, RayOut, SmReq, SmResp};
 use super::scheduler::{core_scheduler, FromCore, SchedIn, SchedOut, ToCore};
 use rendergen_hdl::bundle::BundleDriver;
 use rendergen_hdl::{Bundle, Design, ElabErrors, Module, ReadyDriver, Sig, Stream};
@@ -144,4 +146,67 @@ pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
 /// Stand-alone PBRU with the cores built by `core`, under the name `pbru`.
 pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, ElabErrors> {
     Design::build_with_params("pbru", &format!("{cfg:?}"), |m| pbru_with(m, cfg, core))
+}
+
+/// The PBRU 335: [`core_scheduler`] (with its slots and caches) and `cfg.cores` processing cores
+/// ([`pbru_core`]). Ports: see the module documentation.
+///
+/// * **Protocol:** every port keeps the rendergen stream rules; nothing is dropped; SM priority
+///   per instance, round-robin among cores, results by tag (see [`core_scheduler`]).
+/// * **Timing:** the scheduler's (see [`core_scheduler`]) and the core's (see [`pbru_core`]).
+/// * **Parameters:** [`PbruCfg`] (defaults D3).
+/// * **Cost:** the scheduler's plus `cores` × the core's.
+/// * **Errors:** parameters out of range (elaboration or the core's checks).
+///
+/// ```
+/// use rendergen_rtl::pbru::{ports::PbruCfg, top::pbru_top};
+/// let mut cfg = PbruCfg { cores: 1, slots: 1, stack_depth: 4, ..PbruCfg::default() };
+/// for p in &mut cfg.pipes {
+///     p.test_latency = Some(2);
+/// }
+/// let design = pbru_top(&cfg).unwrap();
+/// assert!(design.top().outputs.iter().any(|p| p.name == "perf_ggx0_core_grants"));
+/// ```
+pub fn pbru(m: &mut Module, cfg: &PbruCfg) {
+    pbru_with(m, cfg, &mut |m, _, t: ToCore| {
+        let o = pbru_core(m, cfg, t.assign, t.crsp, t.stop_valid, t.stop_slot);
+        FromCore {
+            busy: o.busy,
+            creq: o.creq,
+            done: o.done,
+        }
+    })
+}
+
+/// Stand-alone [`pbru`] under the name `pbru`.
+pub fn pbru_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
+    Design::build_with_params("pbru", &format!("{cfg:?}"), |m| pbru(m, cfg))
+}
+
+/// The configuration from the catalogue's values: cores, slots, stack_depth, icache_chunks,
+/// tcache_blocks, sm_ports, sm_block_cycles, miss_thresh, then the instance count of each
+/// [`PipeKind`] in [`PipeKind::ALL`] order, the test latency, and `real_astc` (1: the ASTC
+/// types are the real units, 0: test pipelines).
+pub fn catalog_cfg(v: &[u64]) -> PbruCfg {
+    let mut pipes = Vec::new();
+    for (i, kind) in PipeKind::ALL.iter().enumerate() {
+        for _ in 0..v[8 + i] {
+            let astc = matches!(kind, PipeKind::AstcA | PipeKind::AstcDp);
+            pipes.push(PipeInst {
+                kind: *kind,
+                test_latency: (!astc || v[17] == 0).then_some(v[16] as u32),
+            });
+        }
+    }
+    PbruCfg {
+        cores: v[0] as u32,
+        slots: v[1] as u32,
+        stack_depth: v[2] as u32,
+        icache_chunks: v[3] as u32,
+        tcache_blocks: v[4] as u32,
+        sm_ports: v[5] as u32,
+        sm_block_cycles: v[6] as u32,
+        miss_thresh: v[7] as u32,
+        pipes,
+    }
 }

@@ -11,6 +11,7 @@ mod dispatch;
 mod memory;
 mod priority;
 mod rays;
+mod top;
 
 use rendergen_hdl::{Bits, Design};
 use rendergen_rtl::pbru::ports::isa::{Opcode, PipeKind};

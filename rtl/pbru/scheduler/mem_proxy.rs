@@ -86,10 +86,13 @@ pub fn mem_proxy(
         .map(|c| m.reg(&format!("answer{c}_valid"), 1).reset(0))
         .collect();
     let l1_claims: Vec<Sig> = (0..cores).map(|c| l_answer & l_core.eq(c as u64)).collect();
-    let l_core_free = index_select(
-        l_core,
-        &ans_valid.iter().map(|r| !r.q()).collect::<Vec<_>>(),
-    );
+    let free_now: Vec<Sig> = ans_valid.iter().map(|r| !r.q()).collect();
+    // One core: no select (a select of no cases is a degenerate Verilog case).
+    let l_core_free = if cores == 1 {
+        free_now[0]
+    } else {
+        index_select(l_core, &free_now)
+    };
     // The inline chunk of an arriving ray has the instruction-cache port first.
     let l1_take = lv & (!l_answer | l_core_free) & !(l_ifill & inline.valid);
     l1_ready.drive(l1_take);
