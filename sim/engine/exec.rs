@@ -202,16 +202,17 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
         }
     }
     for w in &p.writes {
-        if v[w.en as usize] != 0 {
-            let info = &p.mems[w.mem as usize];
+        let info = &p.mems[w.mem as usize];
+        let en = v[w.en as usize];
+        if info.words == 1 {
+            // One-word memories: a select instead of a branch on the (random) enable.
             if let Some(i) = mem_index(info, v[w.addr as usize]) {
-                let n = info.words as usize;
-                let s = w.data as usize;
-                if n == 1 {
-                    m.mem[i] = v[s];
-                } else {
-                    m.mem[i..i + n].copy_from_slice(&v[s..s + n]);
-                }
+                m.mem[i] = select(en, v[w.data as usize], m.mem[i]);
+            }
+        } else if en != 0 {
+            if let Some(i) = mem_index(info, v[w.addr as usize]) {
+                let (n, s) = (info.words as usize, w.data as usize);
+                m.mem[i..i + n].copy_from_slice(&v[s..s + n]);
             }
         }
     }
@@ -219,7 +220,12 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
         copy_words(v, q as usize, d as usize, n as usize);
     }
     for r in &p.regs {
-        if r.en == NONE || v[r.en as usize] != 0 {
+        let on = r.en == NONE || v[r.en as usize] != 0;
+        if r.n == 1 {
+            // Enables follow random data: a select, not a branch.
+            let (q, d) = (r.q as usize, r.d as usize);
+            v[q] = select(on as u64, v[d], v[q]);
+        } else if on {
             copy_words(v, r.q as usize, r.d as usize, r.n as usize);
         }
     }

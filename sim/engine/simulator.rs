@@ -6,7 +6,7 @@ use super::names::{named_signals, scope_path};
 use super::program::{Ins, Program, Slot};
 use super::*;
 use crate::vcd::SimDump;
-use rendergen_hdl::bits::{mask64, words_for};
+use rendergen_hdl::bits::words_for;
 use rendergen_hdl::flatten::Scope;
 use rendergen_hdl::{Bits, FlatNetlist};
 use std::collections::HashMap;
@@ -19,6 +19,10 @@ pub struct Simulator {
     outputs: Vec<PortInfo>,
     in_slots: Vec<Slot>,
     out_slots: Vec<Slot>,
+    /// Per input: slot, word count and top-word mask, together so a poke reads one entry.
+    in_hot: Vec<(u32, u32, u64)>,
+    /// Per output: first slot and word count.
+    out_hot: Vec<(u32, u32)>,
     /// Named signals: full path, slot, width.
     signals: Vec<(String, Slot, u32)>,
     signal_index: HashMap<String, u32>,
@@ -66,6 +70,23 @@ impl Simulator {
                 .outputs
                 .iter()
                 .map(|p| prog.node_slot[p.node as usize])
+                .collect(),
+            in_hot: flat
+                .inputs
+                .iter()
+                .map(|p| {
+                    let n = words_for(p.width) as u32;
+                    (
+                        prog.node_slot[p.node as usize],
+                        n,
+                        rendergen_hdl::bits::top_mask(p.width),
+                    )
+                })
+                .collect(),
+            out_hot: flat
+                .outputs
+                .iter()
+                .map(|p| (prog.node_slot[p.node as usize], words_for(p.width) as u32))
                 .collect(),
             signal_scope: named.iter().map(|s| s.scope).collect(),
             signals,
@@ -136,12 +157,13 @@ impl Simulator {
     /// Drives input `p` with `v` truncated to the port width (upper words of a wide port are 0).
     #[inline]
     pub fn poke(&mut self, p: InputId, v: u64) {
-        let s = self.in_slots[p.0 as usize] as usize;
-        let w = self.inputs[p.0 as usize].width;
-        self.m.v[s] = v & mask64(w);
-        if w > 64 {
-            let n = words_for(w);
-            self.m.v[s + 1..s + n].fill(0);
+        let (s, n, mask) = self.in_hot[p.0 as usize];
+        let s = s as usize;
+        if n == 1 {
+            self.m.v[s] = v & mask;
+        } else {
+            self.m.v[s] = v;
+            self.m.v[s + 1..s + n as usize].fill(0);
         }
         self.dirty = true;
     }
@@ -194,8 +216,8 @@ impl Simulator {
     #[inline]
     pub fn peek_words(&mut self, p: OutputId) -> &[u64] {
         self.settle();
-        let s = self.out_slots[p.0 as usize] as usize;
-        &self.m.v[s..s + words_for(self.outputs[p.0 as usize].width)]
+        let (s, n) = self.out_hot[p.0 as usize];
+        &self.m.v[s as usize..(s + n) as usize]
     }
 
     /// The named signal at `path`, e.g. `top.u_fifo.count_q` (names as in the VCD and Verilog).
