@@ -42,6 +42,8 @@ pub enum WorkloadArg {
     Texture,
     /// Local arithmetic.
     Alu,
+    /// The texture fetch with only u, v on the ray (constants pushed by the program).
+    TextureLean,
     /// Texture, arithmetic, shading, importance sampling and SM call-outs.
     Mixed,
 }
@@ -74,6 +76,10 @@ pub struct PbruArgs {
     /// Probability per cycle of a direct SM pipeline request on each SM port.
     #[arg(long, default_value_t = 0.0)]
     sm_load: f64,
+    /// Pipeline instances the SM requests go to, by name (`astc_a`, `astc_dp`, `ggx`, …);
+    /// repeat or separate with commas. Default: all.
+    #[arg(long, value_delimiter = ',')]
+    sm_target: Vec<String>,
     /// L1 latency in cycles.
     #[arg(long, default_value_t = 4)]
     l1_latency: u32,
@@ -124,6 +130,13 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
     if !(0.0..=1.0).contains(&a.sm_load) {
         return Err(Failure::usage("--sm-load must be a probability in 0..=1"));
     }
+    let sm_targets = (a.sm_target.iter())
+        .map(|n| {
+            (cfg.pipes.iter().position(|p| p.kind.name() == n.as_str()))
+                .map(|i| i as u32)
+                .ok_or_else(|| Failure::usage(format!("--sm-target {n}: no such pipeline")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let program = match &a.program {
         Some(p) => Some(String::from_utf8_lossy(&read(p)?).into_owned()),
         None => None,
@@ -141,11 +154,13 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         workload: match a.workload {
             WorkloadArg::Texture => Workload::Texture,
             WorkloadArg::Alu => Workload::Alu,
+            WorkloadArg::TextureLean => Workload::TextureLean,
             WorkloadArg::Mixed => Workload::Mixed,
         },
         program,
         texture,
         sm_load: a.sm_load,
+        sm_targets,
         l1_latency: a.l1_latency.max(1),
         texture_miss_cycles: a.texture_misses,
         vcd: a.vcd,

@@ -2,6 +2,7 @@
 //! TTU, L1; `rendergen_sim::models::pbru::system`), checks every finished ray against the
 //! golden interpreter, and reports throughput and pipeline activity.
 
+mod report;
 pub mod workload;
 
 use rendergen_hdl::{Design, ElabErrors};
@@ -9,11 +10,12 @@ use rendergen_rtl::pbru::core::pbru_core;
 use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_rtl::pbru::scheduler::FromCore;
 use rendergen_rtl::pbru::top::pbru_top_with;
+use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::AstcFile;
 use rendergen_sim::models::pbru::system::{L1Cfg, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::Simulator;
+pub use report::{to_json, to_text, Outcome};
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::PathBuf;
 pub use workload::Workload;
 
@@ -34,6 +36,8 @@ pub struct SimOptions {
     pub texture: Option<AstcFile>,
     /// Probability per cycle of a direct SM pipeline request on each SM port.
     pub sm_load: f64,
+    /// Instances the SM requests go to (indices into `cfg.pipes`; empty: all).
+    pub sm_targets: Vec<u32>,
     /// L1 latency in cycles.
     pub l1_latency: u32,
     /// If non-zero: every texture block misses in the L1 on first use and is present this many
@@ -56,8 +60,8 @@ pub fn build_engine(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
 }
 
 /// Builds the engine, runs the workload, and returns the report (mismatches included; the
-/// caller decides whether they fail).
-pub fn run(opts: &SimOptions) -> Result<Report, String> {
+/// caller decides whether they fail) with the rays' average time in the engine.
+pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
     if opts.rays > 1 << 16 {
         return Err(format!(
             "--rays {} exceeds 65536 (16-bit ray ids)",
@@ -83,6 +87,7 @@ pub fn run(opts: &SimOptions) -> Result<Report, String> {
         seed: opts.seed,
         sm_load: SmLoad {
             prob: opts.sm_load,
+            targets: opts.sm_targets.clone(),
             ..SmLoad::default()
         },
         pipes: opts.cfg.pipes.iter().map(|p| p.kind).collect(),
@@ -99,12 +104,53 @@ pub fn run(opts: &SimOptions) -> Result<Report, String> {
     for r in &setup.rays {
         (system.send(&r.ray, r.mode, r.ret_dst)).map_err(|e| e.to_string())?;
     }
-    let report = system
-        .run(&mut sim)
+    let outcome = measure(&mut system, &mut sim, sys_cfg.hang_cycles)
         .map_err(|e| format!("{e} (seed {})", opts.seed));
     sim.finish_vcd()
         .map_err(|e| format!("writing the VCD: {e}"))?;
-    report.map(|r| rename_instances(r, &opts.cfg))
+    outcome.map(|mut o| {
+        o.report = rename_instances(o.report, &opts.cfg);
+        o
+    })
+}
+
+/// [`System::run`] that also integrates the rays inside the engine over the cycles: a ray is
+/// inside from its intake handshake (`sm_ray_in` or `ttu_ray_in`) to its return handshake
+/// (finished, parked or call-out), so by Little's law `ray_cycles / passes` is the average
+/// latency of one pass through the engine.
+fn measure(system: &mut System, sim: &mut Simulator, hang: u64) -> Result<Outcome, TbError> {
+    let (mut ray_cycles, mut last, mut idle) = (0u64, (0, 0), 0u64);
+    let (mut returned, mut finished_all) = (0, false);
+    while !system.is_done() {
+        if finished_all && !system.sm_pipes.scripted_pending() {
+            system.sm_pipes.stop();
+        }
+        system.cycle(sim)?;
+        let r = system.report(sim);
+        finished_all = r.rays_out >= r.rays_in;
+        let entered = system.sm.input.sent() + system.ttu.input.sent();
+        returned = r.rays_out + r.parked + r.callouts;
+        ray_cycles += entered.saturating_sub(returned);
+        let now = (entered + returned, r.sm_results);
+        idle = if now == last { idle + 1 } else { 0 };
+        last = now;
+        if idle > hang {
+            return Err(TbError::new(format!(
+                "hung at cycle {}: {} of {} rays finished, {} SM requests unanswered",
+                sim.cycle(),
+                r.rays_out,
+                r.rays_in,
+                system.sm_pipes.outstanding()
+            )));
+        }
+    }
+    system.sm.output.protocol_result()?;
+    system.ttu.output.protocol_result()?;
+    Ok(Outcome {
+        report: system.report(sim),
+        ray_cycles,
+        passes: returned,
+    })
 }
 
 /// Names pipeline instances by type (`astc_a`) when a type has one instance, else `astc_a0`, ….
@@ -124,60 +170,4 @@ fn rename_instances(mut r: Report, cfg: &PbruCfg) -> Report {
     }
     r.pipelines = out;
     r
-}
-
-/// The report as one JSON object.
-pub fn to_json(r: &Report) -> String {
-    let mut s = format!(
-        "{{\"rays_in\":{},\"rays_out\":{},\"cycles\":{},\"rays_per_cycle\":{:.6},\"mismatches\":{},\
-         \"unchecked\":{},\"callouts\":{},\"parked\":{},\"sm_results\":{},\"pipelines\":{{",
-        r.rays_in,
-        r.rays_out,
-        r.cycles,
-        r.rays_out as f64 / r.cycles.max(1) as f64,
-        r.mismatches,
-        r.unchecked,
-        r.callouts,
-        r.parked,
-        r.sm_results
-    );
-    for (i, (name, p)) in r.pipelines.iter().enumerate() {
-        let sep = if i > 0 { "," } else { "" };
-        let _ = write!(
-            s,
-            "{sep}\"{name}\":{{\"utilization\":{:.6},\"sm_grants\":{},\"core_grants\":{}}}",
-            p.utilization, p.sm_grants, p.core_grants
-        );
-    }
-    s + "}}"
-}
-
-/// The report as text.
-pub fn to_text(r: &Report) -> String {
-    let mut s = format!(
-        "rays in {}, out {}, in {} cycles ({:.4} rays/cycle)\n\
-         mismatches {} (unchecked {}), call-outs {}, parked {}, SM pipeline results {}\n",
-        r.rays_in,
-        r.rays_out,
-        r.cycles,
-        r.rays_out as f64 / r.cycles.max(1) as f64,
-        r.mismatches,
-        r.unchecked,
-        r.callouts,
-        r.parked,
-        r.sm_results
-    );
-    for (name, p) in &r.pipelines {
-        let _ = writeln!(
-            s,
-            "  {name:<12} utilization {:>6.2}%  sm grants {:>6}  core grants {:>6}",
-            100.0 * p.utilization,
-            p.sm_grants,
-            p.core_grants
-        );
-    }
-    for d in &r.mismatch_details {
-        let _ = writeln!(s, "  mismatch: {d}");
-    }
-    s
 }

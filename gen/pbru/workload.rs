@@ -31,6 +31,10 @@ pub enum Workload {
     Texture,
     /// Local arithmetic.
     Alu,
+    /// The texture fetch with only u and v on the ray (2 stack words, not 7): the program
+    /// pushes sqrt_cov, base, dims and format as constants ([`lean_texture_program`]), 9
+    /// instructions in one 32-byte chunk. Same texels as [`Workload::Texture`], unscaled.
+    TextureLean,
     /// Every built-in program (texture, alu, shading, importance sampling, call-outs).
     Mixed,
 }
@@ -76,6 +80,19 @@ pub fn generated_texture(rng: &mut Rng) -> AstcFile {
         })
         .collect();
     AstcFile::new(fp, 48, 24, blocks)
+}
+
+/// Where the [`Workload::TextureLean`] program is loaded.
+pub const LEAN_ADDR: u32 = 0x1000 + 0x100 * PROGRAMS.len() as u32;
+
+/// The [`Workload::TextureLean`] program for texture `t` at [`TEXTURE_BASE`]: u v on the ray.
+pub fn lean_texture_program(t: &AstcFile) -> String {
+    let dims = t.width << 16 | t.height;
+    let format = t.footprint.w() | t.footprint.h() << 4 | 1 << 8;
+    format!(
+        "PUSH 0\nPUSH {TEXTURE_BASE:#x}\nPUSH {dims:#x}\nPUSH {format:#x}\nTEX_A\nTEX_READ\n\
+         PUSH {format:#x}\nTEX_DP 0\nRAYSTOP\n"
+    )
 }
 
 /// Q16.16 of `x`.
@@ -125,6 +142,8 @@ pub fn setup(
         let code = assemble(src).map_err(|e| format!("built-in program {name}: {e}"))?;
         mem.write(program_addr(i), &code);
     }
+    let lean = assemble(&lean_texture_program(&texture)).map_err(|e| e.to_string())?;
+    mem.write(LEAN_ADDR, &lean);
     if let Some(src) = custom {
         mem.write(0x1800, &assemble(src).map_err(|e| e.to_string())?);
     }
@@ -135,9 +154,11 @@ pub fn setup(
                 let mut v = texture_vars(&texture, i);
                 v.extend((0..3).map(|_| small(&mut rng)));
                 (0x1800, v)
+            } else if workload == Workload::TextureLean {
+                (LEAN_ADDR, texture_vars(&texture, i)[..2].to_vec())
             } else {
                 let p = match workload {
-                    Workload::Texture => 0,
+                    Workload::Texture | Workload::TextureLean => 0,
                     Workload::Alu => 1,
                     Workload::Mixed => rng.below(PROGRAMS.len() as u64) as usize,
                 };

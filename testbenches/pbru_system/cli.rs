@@ -19,6 +19,7 @@ fn opts(workload: Workload, rays: u32) -> SimOptions {
         program: None,
         texture: None,
         sm_load: 0.0,
+        sm_targets: vec![],
         l1_latency: 4,
         texture_miss_cycles: 0,
         vcd: None,

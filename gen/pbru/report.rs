@@ -1,0 +1,119 @@
+//! The report of `rendergen sim pbru`, as JSON and as text.
+//!
+//! A pipeline instance's `utilization` is the fraction of cycles in which it accepted a
+//! request, `(sm_grants + core_grants) / cycles` (at most 1.0: one request per clock); `busy` is
+//! the fraction of cycles in which it held at least one request in flight
+//! (`perf_<instance>_busy / cycles`), which a pipeline of latency L reaches at 1/L of full rate.
+
+use rendergen_sim::models::pbru::system::{PipeStats, Report};
+use std::fmt::Write;
+use std::ops::Deref;
+
+/// A run's report with the rays' average time in the engine.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The system models' report (`pipelines.*.utilization` there is the busy fraction).
+    pub report: Report,
+    /// Σ over cycles of the rays inside the engine (taken in, not yet returned).
+    pub ray_cycles: u64,
+    /// Passes through the engine: rays returned finished, parked or for a call-out.
+    pub passes: u64,
+}
+
+impl Deref for Outcome {
+    type Target = Report;
+    fn deref(&self) -> &Report {
+        &self.report
+    }
+}
+
+impl Outcome {
+    /// Rays finished per cycle.
+    pub fn rays_per_cycle(&self) -> f64 {
+        self.rays_out as f64 / self.cycles.max(1) as f64
+    }
+
+    /// Average rays inside the engine per cycle.
+    pub fn in_flight(&self) -> f64 {
+        self.ray_cycles as f64 / self.cycles.max(1) as f64
+    }
+
+    /// Average cycles of one pass through the engine (intake handshake to return handshake).
+    pub fn latency(&self) -> f64 {
+        self.ray_cycles as f64 / self.passes.max(1) as f64
+    }
+
+    /// Requests accepted per cycle by instance `p`: `(sm_grants + core_grants) / cycles`.
+    pub fn utilization(&self, p: &PipeStats) -> f64 {
+        (p.sm_grants + p.core_grants) as f64 / self.cycles.max(1) as f64
+    }
+}
+
+/// The report as one JSON object.
+pub fn to_json(o: &Outcome) -> String {
+    let r = &o.report;
+    let mut s = format!(
+        "{{\"rays_in\":{},\"rays_out\":{},\"cycles\":{},\"rays_per_cycle\":{:.6},\
+         \"rays_in_flight\":{:.4},\"latency_per_ray\":{:.3},\"mismatches\":{},\
+         \"unchecked\":{},\"callouts\":{},\"parked\":{},\"sm_results\":{},\"pipelines\":{{",
+        r.rays_in,
+        r.rays_out,
+        r.cycles,
+        o.rays_per_cycle(),
+        o.in_flight(),
+        o.latency(),
+        r.mismatches,
+        r.unchecked,
+        r.callouts,
+        r.parked,
+        r.sm_results
+    );
+    for (i, (name, p)) in r.pipelines.iter().enumerate() {
+        let sep = if i > 0 { "," } else { "" };
+        let _ = write!(
+            s,
+            "{sep}\"{name}\":{{\"utilization\":{:.6},\"busy\":{:.6},\"sm_grants\":{},\
+             \"core_grants\":{}}}",
+            o.utilization(p),
+            p.utilization,
+            p.sm_grants,
+            p.core_grants
+        );
+    }
+    s + "}}"
+}
+
+/// The report as text.
+pub fn to_text(o: &Outcome) -> String {
+    let r = &o.report;
+    let mut s = format!(
+        "rays in {}, out {}, in {} cycles ({:.4} rays/cycle)\n\
+         rays in flight {:.2} on average, {:.1} cycles per pass through the engine\n\
+         mismatches {} (unchecked {}), call-outs {}, parked {}, SM pipeline results {}\n",
+        r.rays_in,
+        r.rays_out,
+        r.cycles,
+        o.rays_per_cycle(),
+        o.in_flight(),
+        o.latency(),
+        r.mismatches,
+        r.unchecked,
+        r.callouts,
+        r.parked,
+        r.sm_results
+    );
+    for (name, p) in &r.pipelines {
+        let _ = writeln!(
+            s,
+            "  {name:<12} utilization {:>6.2}%  busy {:>6.2}%  sm grants {:>6}  core grants {:>6}",
+            100.0 * o.utilization(p),
+            100.0 * p.utilization,
+            p.sm_grants,
+            p.core_grants
+        );
+    }
+    for d in &r.mismatch_details {
+        let _ = writeln!(s, "  mismatch: {d}");
+    }
+    s
+}
