@@ -1,8 +1,9 @@
-//! `rendergen demo`: the end-to-end demonstration of what exists, run by the README's main
-//! command. For each widget: elaborate, simulate seeded random stimulus with a VCD, emit the
-//! Verilog, lint it with three tools, replay the recorded stimulus through iverilog and
-//! Verilator and compare every output on every cycle, then print a summary.
+//! The second part of `rendergen demo`: the widget library. For each widget: elaborate,
+//! simulate seeded random stimulus with a VCD, emit the Verilog, lint it with three tools,
+//! replay the recorded stimulus through iverilog and Verilator and compare every output on every
+//! cycle, then print a summary.
 
+use super::io;
 use crate::Failure;
 use rendergen_gen::cosim::{cosim, CosimEngine};
 use rendergen_gen::{tools, verilog};
@@ -15,11 +16,7 @@ use std::time::Instant;
 
 const CYCLES: u64 = 2_000;
 
-fn io(what: &str, path: &Path, e: std::io::Error) -> Failure {
-    Failure::check(format!("cannot {what} {}: {e}", path.display()))
-}
-
-/// Runs the demonstration into `out`.
+/// Runs the widget demonstration into `out` (`vcd/<widget>.vcd`, `verilog/<widget>/`).
 pub fn run(out: &Path) -> Result<(), Failure> {
     let vcd_dir = out.join("vcd");
     std::fs::create_dir_all(&vcd_dir).map_err(|e| io("create", &vcd_dir, e))?;
@@ -88,7 +85,7 @@ pub fn run(out: &Path) -> Result<(), Failure> {
         out.display()
     );
     if failures.is_empty() {
-        println!("demo: every widget simulated, lint-clean, and equal in iverilog and Verilator");
+        println!("widgets: every one simulated, lint-clean, and equal in iverilog and Verilator");
         Ok(())
     } else {
         Err(Failure::check(failures.join("\n")))
