@@ -3,6 +3,7 @@
 //! rays at the TTU, SM call-outs, and direct SM pipeline traffic.
 
 mod cli;
+mod randsel;
 
 use rendergen_gen::pbru::build_engine;
 use rendergen_gen::pbru::workload::{program_addr, setup, Workload, TEXTURE_BASE};
@@ -13,7 +14,7 @@ use rendergen_sim::models::pbru::system::{L1Cfg, RayMode, Report, SmLoad, System
 use rendergen_sim::models::pbru::{Memory, Ray};
 use rendergen_sim::Simulator;
 
-fn cfg() -> PbruCfg {
+pub(super) fn cfg() -> PbruCfg {
     PbruCfg {
         cores: 2,
         slots: 2,
@@ -22,7 +23,7 @@ fn cfg() -> PbruCfg {
 }
 
 /// Runs `rays` from `mem` on a fresh engine; panics with the seed (and a VCD if asked) on failure.
-fn run(name: &str, mem: Memory, rays: &[(Ray, RayMode, u32)], sys: SystemCfg) -> Report {
+pub(super) fn run(name: &str, mem: Memory, rays: &[(Ray, RayMode, u32)], sys: SystemCfg) -> Report {
     let cfg = cfg();
     let design = build_engine(&cfg).expect("elaborates");
     let mut sim = Simulator::new(&design).expect("simulator");
