@@ -68,6 +68,18 @@ fn reference_pixel(t: &AstcFile, x: u32, y: u32) -> [u32; 4] {
         .map(|c| mul_q16(c as u32 + (c as u32 >> 15), SCALE))
 }
 
+/// One pipeline instance's activity (the conventions of `rendergen sim pbru`).
+struct PipeLine {
+    /// `astc_a`, or `astc_a0`, `astc_a1`, … when a kind has several instances.
+    name: String,
+    /// Requests accepted per cycle: `(sm_grants + core_grants) / cycles`.
+    utilization: f64,
+    /// Fraction of cycles with at least one request in flight (`perf_<instance>_busy`).
+    busy: f64,
+    core_grants: u64,
+    sm_grants: u64,
+}
+
 /// What the engine run produced.
 struct EngineRun {
     /// Q16.16 RGBA per pixel, row-major (`None`: the ray never finished or returned < 4 words).
@@ -75,8 +87,7 @@ struct EngineRun {
     cycles: u64,
     mismatches: Vec<String>,
     mismatch_count: u64,
-    /// (instance, utilization, core grants, SM grants).
-    pipelines: Vec<(String, f64, u64, u64)>,
+    pipelines: Vec<PipeLine>,
     seconds: f64,
 }
 
@@ -184,8 +195,25 @@ fn run_engine(cfg: &PbruCfg, tex: &AstcFile, vcd: &Path) -> Result<EngineRun, Fa
     sys.ttu.output.protocol_result().map_err(check)?;
     let seconds = started.elapsed().as_secs_f64();
     let report = sys.report(&mut sim);
+    let cycles = sim.cycle().max(1) as f64;
+    let names: Vec<String> = report.pipelines.keys().cloned().collect();
     let pipelines = (report.pipelines.into_iter())
-        .map(|(n, p)| (n, p.utilization, p.core_grants, p.sm_grants))
+        .map(|(n, p)| {
+            // `astc_a0` → `astc_a` when the engine has one instance of the kind.
+            let base = n.trim_end_matches(|c: char| c.is_ascii_digit());
+            let single = !names
+                .iter()
+                .any(|m| m != &n && m.starts_with(base) && m[base.len()..].parse::<u32>().is_ok());
+            let name = if single { base.to_string() } else { n.clone() };
+            let grants = p.sm_grants + p.core_grants;
+            PipeLine {
+                name,
+                utilization: grants as f64 / cycles,
+                busy: p.utilization,
+                core_grants: p.core_grants,
+                sm_grants: p.sm_grants,
+            }
+        })
         .collect();
     Ok(EngineRun {
         pixels,
@@ -284,10 +312,18 @@ pub fn run(out: &Path) -> Result<(), Failure> {
     for m in &run.mismatches {
         println!("  mismatch: {m}");
     }
-    println!("pipeline     utilization  core grants  SM grants");
-    for (name, util, core, sm) in &run.pipelines {
-        println!("  {name:<12} {:>8.2}%  {core:>11}  {sm:>9}", 100.0 * util);
+    println!("  pipeline     utilization     busy  core grants  SM grants");
+    for p in &run.pipelines {
+        println!(
+            "  {:<12} {:>10.2}%  {:>6.2}%  {:>11}  {:>9}",
+            p.name,
+            100.0 * p.utilization,
+            100.0 * p.busy,
+            p.core_grants,
+            p.sm_grants
+        );
     }
+    println!("  (utilization: requests accepted per cycle; busy: cycles with a request in flight)");
     println!("files:");
     for (p, size) in &files {
         println!("  {:<40} {:>10} bytes", p.display(), size);
