@@ -91,8 +91,8 @@ enum Command {
     /// Simulate an engine with its system models.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
-    /// End-to-end demonstration: generate, simulate with VCD, emit and lint Verilog,
-    /// co-simulate, and print a summary.
+    /// End-to-end demonstration: texture an image through the PBRU (PNG, engine Verilog, VCD,
+    /// statistics), then simulate, lint and co-simulate every widget.
     Demo {
         /// Output directory.
         #[arg(long, default_value = "out")]

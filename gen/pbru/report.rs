@@ -12,7 +12,7 @@ use std::ops::Deref;
 /// A run's report with the rays' average time in the engine.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The system models' report (`pipelines.*.utilization` there is the busy fraction).
+    /// The system models' report (`pipelines.*.busy` there is the busy fraction).
     pub report: Report,
     /// Σ over cycles of the rays inside the engine (taken in, not yet returned).
     pub ray_cycles: u64,
@@ -75,7 +75,7 @@ pub fn to_json(o: &Outcome) -> String {
             "{sep}\"{name}\":{{\"utilization\":{:.6},\"busy\":{:.6},\"sm_grants\":{},\
              \"core_grants\":{}}}",
             o.utilization(p),
-            p.utilization,
+            p.busy,
             p.sm_grants,
             p.core_grants
         );
@@ -107,7 +107,7 @@ pub fn to_text(o: &Outcome) -> String {
             s,
             "  {name:<12} utilization {:>6.2}%  busy {:>6.2}%  sm grants {:>6}  core grants {:>6}",
             100.0 * o.utilization(p),
-            100.0 * p.utilization,
+            100.0 * p.busy,
             p.sm_grants,
             p.core_grants
         );

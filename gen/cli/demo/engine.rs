@@ -4,9 +4,9 @@
 //! slots, every pipeline); the memory, program and rays come from
 //! [`rendergen_gen::pbru::workload::setup`] (`texture` workload, the demo's texture); the
 //! system models are those of `rendergen sim pbru` (`rendergen_sim::models::pbru::system`).
-//! The clock loop is [`System::cycle`]'s, written out here because the demo keeps each
-//! finished ray: its top four stack words are the pixel's colour. Each finished ray is compared
-//! with the golden interpreter ([`golden`]); any mismatch, unanswered ray or hang fails the demo.
+//! [`System::run_with`] runs the clock (stopping the VCD after [`VCD_CYCLES`]) and compares each
+//! finished ray with the golden interpreter; [`System::finished`] then gives each ray, whose top
+//! four stack words are its pixel's colour. Any mismatch, unanswered ray or hang fails the demo.
 //!
 //! **Colour mapping.** The program leaves R G B A as Q16.16 (TEX_DP turns UNORM16 `c` into
 //! `c + (c >> 15)`, so 1.0 is `0x10000`, then `MUL` by the ray's scale). A word `v` becomes the
@@ -25,11 +25,10 @@ use rendergen_gen::pbru::build_engine;
 use rendergen_gen::pbru::workload::{self, Workload};
 use rendergen_gen::verilog;
 use rendergen_rtl::pbru::ports::PbruCfg;
+use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::{decode_texel, AstcFile, Profile};
 use rendergen_sim::models::pbru::system::{L1Cfg, SmLoad, System, SystemCfg};
-use rendergen_sim::models::pbru::{golden, FinalRay, NoAnswer};
 use rendergen_sim::Simulator;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -39,8 +38,6 @@ const VCD_CYCLES: u64 = 2_000;
 const SEED: u64 = 1;
 /// The scale every ray multiplies its texel by (Q16.16 1.0: the image is the texture itself).
 const SCALE: u32 = 0x1_0000;
-/// Cycles without a finished ray before the run counts as hung.
-const HANG_CYCLES: u64 = 20_000;
 
 /// Q16.16 → 8 bits (see the module documentation).
 pub fn to_u8(v: u32) -> u8 {
@@ -117,99 +114,46 @@ fn run_engine(cfg: &PbruCfg, tex: &AstcFile, vcd: &Path) -> Result<EngineRun, Fa
         ..SystemCfg::default()
     };
     let mut sys = System::new(&sim, setup.mem, &sys_cfg).map_err(check)?;
-    let depth = sys.sm.input.stack_depth();
-    let mut expected: HashMap<u32, Result<(FinalRay, u32), NoAnswer>> = HashMap::new();
     for r in &setup.rays {
-        expected.insert(r.ray.ray_id, golden(&sys.l1.mem, &r.ray, depth));
-        sys.sm
-            .send(&sys.l1.mem, &r.ray, r.mode, r.ret_dst)
-            .map_err(check)?;
+        sys.send(&r.ray, r.mode, r.ret_dst).map_err(check)?;
     }
-    let mut pixels = vec![None; rays as usize];
-    let (mut finished, mut returned, mut mismatches, mut count) = (0u32, 0u32, Vec::new(), 0u64);
-    let mut mismatch = |m: String, count: &mut u64| {
-        *count += 1;
-        if mismatches.len() < 8 {
-            mismatches.push(m);
-        }
-    };
     let started = Instant::now();
-    let mut last_progress = sim.cycle();
-    while returned < rays {
-        if sim.cycle() == VCD_CYCLES {
-            sim.finish_vcd().map_err(|e| io("write", vcd, e))?;
-        }
-        // The phases of `System::cycle`: drive, sample, route, release, step.
-        sys.sm.drive(&mut sim);
-        sys.ttu.drive(&mut sim);
-        sys.l1.drive(&mut sim);
-        sys.sm_pipes.drive(&mut sim).map_err(check)?;
-        let mut back = sys.sm.sample(&mut sim).map_err(check)?;
-        back.extend(sys.ttu.sample(&mut sim).map_err(check)?);
-        sys.l1.sample(&mut sim);
-        sys.sm_pipes.sample(&mut sim);
-        for r in back {
-            if r.ray.reason == rendergen_isa::Reason::Parked {
-                sys.ttu.hold(r);
-                continue;
+    // The system models check every finished ray against the golden interpreter.
+    let report = sys
+        .run_with(&mut sim, |sim| {
+            if sim.cycle() == VCD_CYCLES {
+                sim.finish_vcd()
+                    .map_err(|e| TbError::new(format!("{}: {e}", vcd.display())))?;
             }
-            if sys.sm.callout(&sys.l1.mem, &r).map_err(check)? {
-                continue;
-            }
-            let id = r.ray.ray_id;
-            last_progress = sim.cycle();
-            returned += 1;
-            match expected.remove(&id) {
-                None => mismatch(
-                    format!("ray {id} finished twice or was never sent"),
-                    &mut count,
-                ),
-                Some(Err(e)) => mismatch(format!("ray {id}: no golden answer ({e:?})"), &mut count),
-                Some(Ok((want, _))) if want != r.ray => mismatch(
-                    format!("ray {id}: got {:?}, expected {want:?}", r.ray),
-                    &mut count,
-                ),
-                Some(Ok(_)) => {
-                    finished += 1;
-                    let s = &r.ray.stack;
-                    if let (Some(p), Some(top)) = (
-                        pixels.get_mut(id as usize),
-                        s.len().checked_sub(4).map(|k| &s[k..]),
-                    ) {
-                        *p = Some([top[0], top[1], top[2], top[3]]);
-                    }
-                }
-            }
-        }
-        sys.ttu.release(&sys.l1).map_err(check)?;
-        sim.step();
-        if sim.cycle() - last_progress > HANG_CYCLES {
-            return Err(Failure::check(format!(
-                "engine hung at cycle {}: {returned} of {rays} rays returned, {finished} equal to the interpreter",
-                sim.cycle()
-            )));
+            Ok(())
+        })
+        .map_err(check)?;
+    let seconds = started.elapsed().as_secs_f64();
+    sim.finish_vcd().map_err(|e| io("write", vcd, e))?;
+    let mut pixels = vec![None; rays as usize];
+    for (id, ray) in sys.finished() {
+        let s = &ray.stack;
+        if let (Some(p), Some(top)) = (
+            pixels.get_mut(*id as usize),
+            s.len().checked_sub(4).map(|k| &s[k..]),
+        ) {
+            *p = Some([top[0], top[1], top[2], top[3]]);
         }
     }
-    sim.finish_vcd().map_err(|e| io("write", vcd, e))?;
-    sys.sm.output.protocol_result().map_err(check)?;
-    sys.ttu.output.protocol_result().map_err(check)?;
-    let seconds = started.elapsed().as_secs_f64();
-    let report = sys.report(&mut sim);
     let cycles = sim.cycle().max(1) as f64;
     let names: Vec<String> = report.pipelines.keys().cloned().collect();
-    let pipelines = (report.pipelines.into_iter())
+    let pipelines = (report.pipelines.iter())
         .map(|(n, p)| {
             // `astc_a0` → `astc_a` when the engine has one instance of the kind.
             let base = n.trim_end_matches(|c: char| c.is_ascii_digit());
             let single = !names
                 .iter()
-                .any(|m| m != &n && m.starts_with(base) && m[base.len()..].parse::<u32>().is_ok());
+                .any(|m| m != n && m.starts_with(base) && m[base.len()..].parse::<u32>().is_ok());
             let name = if single { base.to_string() } else { n.clone() };
-            let grants = p.sm_grants + p.core_grants;
             PipeLine {
                 name,
-                utilization: grants as f64 / cycles,
-                busy: p.utilization,
+                utilization: (p.sm_grants + p.core_grants) as f64 / cycles,
+                busy: p.busy,
                 core_grants: p.core_grants,
                 sm_grants: p.sm_grants,
             }
@@ -218,8 +162,8 @@ fn run_engine(cfg: &PbruCfg, tex: &AstcFile, vcd: &Path) -> Result<EngineRun, Fa
     Ok(EngineRun {
         pixels,
         cycles: sim.cycle(),
-        mismatches,
-        mismatch_count: count,
+        mismatches: report.mismatch_details.iter().take(8).cloned().collect(),
+        mismatch_count: report.mismatches + report.unchecked,
         pipelines,
         seconds,
     })

@@ -45,8 +45,8 @@ impl Default for SystemCfg {
 /// Activity of one pipeline instance, from its `perf_*` counters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PipeStats {
-    /// Busy cycles / cycles.
-    pub utilization: f64,
+    /// Cycles with a request in flight / cycles.
+    pub busy: f64,
     /// Requests granted to the SM side.
     pub sm_grants: u64,
     /// Requests granted to cores.
@@ -201,12 +201,27 @@ impl System {
     /// Runs until done (no new SM requests once every ray has finished); errors if nothing moves
     /// for `hang_cycles` or a protocol rule breaks.
     pub fn run(&mut self, sim: &mut Simulator) -> Result<Report, TbError> {
+        self.run_with(sim, |_| Ok(()))
+    }
+
+    /// The rays that finished (not parked, not a call-out), by ray id, as they left the engine.
+    pub fn finished(&self) -> &HashMap<u32, FinalRay> {
+        &self.finished
+    }
+
+    /// [`System::run`], calling `after_cycle` after every clock cycle (e.g. to stop a VCD).
+    pub fn run_with(
+        &mut self,
+        sim: &mut Simulator,
+        mut after_cycle: impl FnMut(&mut Simulator) -> Result<(), TbError>,
+    ) -> Result<Report, TbError> {
         let (mut last, mut idle) = ((0, 0, 0), 0);
         while !self.is_done() {
             if self.finished.len() == self.expected.len() && !self.sm_pipes.scripted_pending() {
                 self.sm_pipes.stop();
             }
             self.cycle(sim)?;
+            after_cycle(sim)?;
             let now = (
                 self.sm.input.sent() + self.ttu.input.sent(),
                 self.report.rays_out + self.ttu.parked,
@@ -243,7 +258,7 @@ impl System {
             r.pipelines.insert(
                 name.clone(),
                 PipeStats {
-                    utilization: busy as f64 / r.cycles.max(1) as f64,
+                    busy: busy as f64 / r.cycles.max(1) as f64,
                     sm_grants: sim.peek(*sm),
                     core_grants: sim.peek(*core),
                 },
