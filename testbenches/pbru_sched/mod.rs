@@ -11,6 +11,7 @@ mod dispatch;
 mod memory;
 mod priority;
 mod rays;
+mod sm_ready;
 mod top;
 
 use rendergen_hdl::{Bits, Design};

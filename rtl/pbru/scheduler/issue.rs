@@ -42,9 +42,13 @@ fn sm_lanes(
         let (v, d, ready) = port.split();
         let mut readies = Vec::new();
         for (p, lanes) in per_pipe.iter_mut().enumerate() {
-            let (lane, r) = Stream::offer(m, &format!("sm{k}_to_p{p}"), v & d.pipe.eq(p as u64), d);
+            let hit = v & d.pipe.eq(p as u64);
+            let (lane, r) = Stream::offer(m, &format!("sm{k}_to_p{p}"), hit, d);
             lanes.push(lane);
-            readies.push(r);
+            // Only the selected lane's ready counts: another instance's credit must not
+            // acknowledge a request it does not take (a one-lane arbiter is a wire, so `r` is
+            // that instance's credit flag whatever the request's `pipe`).
+            readies.push(hit & r);
         }
         ready.drive(
             readies

@@ -32,7 +32,7 @@ pub fn route(
             let hit = v & !from_sm & core.eq(c as u64);
             let (lane, r) = Stream::offer(m, &format!("p{p}_to_core{c}"), hit, rsp);
             lanes.push(lane);
-            readies.push(r);
+            readies.push(hit & r);
         }
         for (k, lanes) in to_sm.iter_mut().enumerate() {
             let rsp = SmResp {
@@ -43,7 +43,7 @@ pub fn route(
             let hit = v & from_sm & d.tag.slice(16, 2).eq(k as u64);
             let (lane, r) = Stream::offer(m, &format!("p{p}_to_sm{k}"), hit, rsp);
             lanes.push(lane);
-            readies.push(r);
+            readies.push(hit & r);
         }
         ready.drive(
             readies
