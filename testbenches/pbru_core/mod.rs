@@ -6,6 +6,7 @@
 mod faults;
 mod golden;
 mod harness;
+mod intake;
 mod programs;
 
 use harness::{build, Bench, Knobs, Report};

@@ -1,6 +1,9 @@
-//! Ray intake: takes an assigned ray into the lowest free slot, copying its stack into the stack
-//! RAM one word per cycle while `assign` is held (its payload is stable until the transfer), and
-//! initialises the slot in the cycle of the transfer.
+//! Ray intake: takes an assigned ray into the lowest free slot in one cycle. The handshake
+//! initialises the slot and latches the ray's stack into the intake buffer; the stack words are
+//! then copied into the stack RAM one per cycle in the background (word 0 already in the cycle
+//! of the handshake when the write port is free), and the slot becomes runnable when its copy is
+//! done. A second ray is taken while a copy runs only in the cycle that copy ends (the buffer is
+//! single); it can go to any other free slot.
 
 use super::control::prng_seed;
 use super::response::StackWrite;
@@ -20,9 +23,15 @@ pub(super) fn intake(
     port_busy: Sig,
 ) -> StackWrite {
     let (valid, ray, ready) = assign.split();
+    // The background copy: `active` while words `index..count` of the buffer are still to be
+    // written into slot `slot`, which then becomes `init`.
     let active = m.reg("intake_active", 1).reset(0);
     let held_slot = m.reg("intake_slot", p.slot_w);
     let held_idx = m.reg("intake_index", p.sp_w).reset(0);
+    let held_count = m.reg("intake_count", p.sp_w);
+    let held_init = m.reg("intake_init", 3);
+    let buf = m.reg("intake_stack", 32 * p.depth);
+
     let free = cat_lsb_first(&s.in_state(state::IDLE)).named("free_slots");
     let pick = if p.slots == 1 {
         m.lit(0, p.slot_w)
@@ -31,48 +40,61 @@ pub(super) fn intake(
     };
     let bad = ray.sp.gt(p.depth as u64);
     let count = bad.mux(m.lit(0, p.sp_w), ray.sp);
-    let start = valid & !active.q() & free.any();
-    let busy = start | active.q();
-    let slot = active.q().mux(held_slot.q(), pick);
-    let idx = active.q().mux(held_idx.q(), m.lit(0, p.sp_w));
-    let need = idx.lt(count);
-    let progress = busy & (!need | !port_busy);
-    let last = (progress & (idx + 1).ge(count)).named("intake_last");
-    ready.drive(last);
-    active.next_when(progress, !last);
-    held_slot.next_when(start, pick);
-    held_idx.next_when(progress, idx + 1);
-
-    let words: Vec<Sig> = (0..p.depth).map(|i| ray.stack.slice(32 * i, 32)).collect();
     let st_init = bad.mux(
         m.lit(state::OUT, 3),
         ray.has_chunk
             .mux(m.lit(state::RUN, 3), m.lit(state::FETCH, 3)),
     );
+
+    // Background copy of the held ray.
+    let bg_write = active.q() & !port_busy;
+    let bg_last = (bg_write & (held_idx.q() + 1).ge(held_count.q())).named("intake_last");
+    let open = (!active.q() | bg_last) & free.any();
+    ready.drive(open);
+    let start = (valid & open).named("intake_start");
+    // Word 0 of a new ray goes straight into the RAM when the port is free and the background
+    // copy does not use it.
+    let direct = start & !active.q() & !port_busy & count.ne(0);
+    let first = m.lit(0, p.sp_w);
+    let now_done = start & (count.eq(0) | (direct & count.eq(1)));
+    let start_idx = direct.mux(m.lit(1, p.sp_w), first);
+    active.next(start.mux(!now_done, active.q() & !bg_last));
+    held_idx.next(start.mux(start_idx, bg_write.mux(held_idx.q() + 1, held_idx.q())));
+    held_slot.next_when(start, pick);
+    held_count.next_when(start, count);
+    held_init.next_when(start, st_init);
+    buf.next_when(start, ray.stack);
+
     let reason = bad.mux(
         m.lit(Reason::Error(RayError::StackOverflow).code() as u64, 3),
         m.lit(Reason::Done.code() as u64, 3),
     );
-    s.st.set_at(slot, start & progress & !last, m.lit(state::LOAD, 3));
-    s.st.set_at(slot, last, st_init);
-    s.reason.set_at(slot, last, reason);
-    s.pc.set_at(slot, last, ray.inst_addr + ray.index.zext(32));
-    s.sp.set_at(slot, last, count);
-    s.ray_id.set_at(slot, last, ray.ray_id);
-    s.ret_dst.set_at(slot, last, ray.ret_dst);
-    s.chunk.set_at(slot, last, ray.chunk);
     let zero = m.lit(0, 1);
-    s.straddle.set_at(slot, last, zero);
-    s.skip.set_at(slot, last, m.lit(0, 2));
-    s.in_pair.set_at(slot, last, zero);
-    s.pairs.set_at(slot, last, m.lit(0, 8));
+    s.st.set_at(pick, start, now_done.mux(st_init, m.lit(state::LOAD, 3)));
+    s.reason.set_at(pick, start, reason);
+    s.pc.set_at(pick, start, ray.inst_addr + ray.index.zext(32));
+    s.sp.set_at(pick, start, count);
+    s.ray_id.set_at(pick, start, ray.ray_id);
+    s.ret_dst.set_at(pick, start, ray.ret_dst);
+    s.chunk.set_at(pick, start, ray.chunk);
+    s.straddle.set_at(pick, start, zero);
+    s.skip.set_at(pick, start, m.lit(0, 2));
+    s.in_pair.set_at(pick, start, zero);
+    s.pairs.set_at(pick, start, m.lit(0, 8));
     let seed = prng_seed(m, ray.ray_id);
-    s.prng.set_at(slot, last, seed);
-    s.stop.set_at(slot, last, zero);
+    s.prng.set_at(pick, start, seed);
+    s.stop.set_at(pick, start, zero);
+    // The end of a background copy (another slot than `pick`, which is idle).
+    s.st.set_at(held_slot.q(), bg_last, held_init.q());
+    s.stop.set_at(held_slot.q(), bg_last, zero);
+
+    let words: Vec<Sig> = (0..p.depth).map(|i| buf.q().slice(32 * i, 32)).collect();
     StackWrite {
-        enable: progress & need,
-        slot,
-        idx,
-        data: index_select(idx, &words),
+        enable: bg_write | direct,
+        slot: active.q().mux(held_slot.q(), pick),
+        idx: active.q().mux(held_idx.q(), first),
+        data: active
+            .q()
+            .mux(index_select(held_idx.q(), &words), ray.stack.slice(0, 32)),
     }
 }

@@ -49,13 +49,16 @@ pub struct CoreOut {
 /// One processing core with `cfg.slots` ray slots (`pbru.md` §3; contract `crate::pbru::ports`).
 ///
 /// * **Protocol:** `assign`, `crsp`, `creq` and `done` keep the stream rules; `creq` and `done`
-///   are irrevocable (registers). `assign` is held (not ready) while the ray's stack is copied in
-///   and taken in the cycle the slot is initialised. A slot has at most one request
-///   outstanding; a `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id`
-///   differs, is taken and dropped (a ray that parked meanwhile). `crsp` of kind PIPE waits
-///   (`ready` low) while an earlier result is being pushed; chunks and texture notices are always
-///   taken. `stop_valid`/`stop_slot` marks a slot to park: at once if it waits on a fetch, at its
-///   next instruction boundary otherwise (after the result is pushed, for a pipeline wait).
+///   are irrevocable (registers). `assign` is taken in one cycle: `assign.ready` (from registers)
+///   is high while a slot is free and the intake buffer is empty or its copy ends this cycle.
+///   The handshake initialises the slot and latches the ray's stack; the words are copied into
+///   the stack RAM in the background and the slot runs once its copy is done. A slot has at
+///   most one request outstanding; a `crsp` whose slot is not waiting for that kind of answer,
+///   or whose `ray_id` differs, is taken and dropped (a ray that parked meanwhile). `crsp` of
+///   kind PIPE waits (`ready` low) while an earlier result is being pushed; chunks and texture
+///   notices are always taken. `stop_valid`/`stop_slot` marks a slot to park: at once if it
+///   waits on a fetch, at its next instruction boundary otherwise (after the result is pushed,
+///   for a pipeline wait); a stop for a slot still copying its stack in is dropped.
 /// * **Execution:** round-robin over runnable slots, one instruction at a time. A slot runs
 ///   while the chunk holding its next instruction is present: inline with the ray, or fetched
 ///   (`CREQ_IFETCH` → `CRSP_CHUNK`). An instruction whose immediate continues past the chunk
@@ -74,16 +77,17 @@ pub struct CoreOut {
 ///   (more while the request register is full), then the pipeline's latency, then `pushes`
 ///   cycles of write-back (in parallel with other slots running); TEX_READ: 2 to issue;
 ///   RANDSEL n: 2 + n + (k + 1) for chosen case k; a chunk fetch: 1 to issue plus the
-///   scheduler's latency; intake: max(1, sp) cycles. Only one slot is in the execute stage at a
-///   time; the others wait or run in turn. Combinational input → output paths: only
-///   `assign.valid`/`assign.sp` → `assign.ready` and `crsp.kind` → `crsp.ready`; `creq`, `done`
-///   and `busy` come from registers.
+///   scheduler's latency; intake: 1 cycle (handshake), the slot runs after max(1, sp) cycles
+///   (one word per cycle, word 0 in the handshake cycle; a pipeline write-back has the port
+///   first), the next ray is taken in the cycle the copy ends. Only one slot is in the execute
+///   stage at a time; the others wait or run in turn. Combinational input → output paths: only
+///   `crsp.kind` → `crsp.ready`; `assign.ready`, `creq`, `done` and `busy` come from registers.
 /// * **Parameters** (from [`PbruCfg`]): `slots` 1..=8, `stack_depth` 4..=64, `miss_thresh`
 ///   (0 = never park on a timeout).
 /// * **Cost:** stack RAM `slots × 2^⌈log2 stack_depth⌉ × 32` bits with 4 + 1 combinational read
 ///   ports and 3 write ports; per slot ~ 400 flops (256-bit chunk, 32-bit carry, pc, PRNG …);
-///   `stack_depth × 32` flops of output buffer; a 320-bit request register; a 128-bit
-///   write-back buffer; a 32×32 and a 32×40 multiplier.
+///   `stack_depth × 32` flops of output buffer and as many of intake buffer; a 320-bit request
+///   register; a 128-bit write-back buffer; a 32×32 and a 32×40 multiplier.
 /// * **Errors:** a ray whose `sp` exceeds `stack_depth` leaves at once with StackOverflow and
 ///   an empty stack. Elaboration rejects parameters out of range.
 pub fn pbru_core(
