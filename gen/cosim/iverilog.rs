@@ -1,8 +1,8 @@
 //! The iverilog side of co-simulation: a generated Verilog-2005 testbench.
 
-use crate::tools::cache::cached_build;
+use crate::tools::cache::cached_design_build;
 use crate::tools::{run_tool, ToolError};
-use crate::verilog::{emit, state_vars, top_name, top_ports, StateVar};
+use crate::verilog::{state_vars, top_name, top_ports, StateVar};
 use rendergen_hdl::ir::Design;
 use std::fmt::Write;
 use std::path::Path;
@@ -91,22 +91,11 @@ pub(crate) fn build(
     kind: &str,
     tb: &str,
 ) -> Result<std::path::PathBuf, ToolError> {
-    let files = emit(design);
-    let mut key = format!("iverilog 1\n{tb}");
-    for f in &files {
-        write!(key, "\n// {}\n{}", f.name, f.text).unwrap();
-    }
-    let dir = cached_build(kind, &key, |dir| {
-        std::fs::write(dir.join("tb.v"), tb)?;
-        let mut names = vec!["tb.v".to_string()];
-        for f in &files {
-            std::fs::write(dir.join(&f.name), &f.text)?;
-            names.push(f.name.clone());
-        }
+    let dir = cached_design_build(design, kind, "iverilog 1", ("tb.v", tb), |dir, names| {
         run_tool(
             Command::new("iverilog")
                 .args(["-g2005", "-o", "sim.vvp"])
-                .args(&names),
+                .args(names),
             dir,
             TIMEOUT,
         )?

@@ -1,8 +1,8 @@
 //! The Verilator side of co-simulation: a generated C++ harness, built once per design.
 
-use crate::tools::cache::cached_build;
+use crate::tools::cache::cached_design_build;
 use crate::tools::{run_tool, ToolError};
-use crate::verilog::{emit, top_name, top_ports};
+use crate::verilog::{top_name, top_ports};
 use rendergen_hdl::ir::Design;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -119,19 +119,10 @@ pub(crate) fn build(
     harness: &str,
     opt: &str,
 ) -> Result<PathBuf, ToolError> {
-    let files = emit(design);
     let top = top_name(design);
-    let mut key = format!("verilator 1 {opt}\n{harness}");
-    for f in &files {
-        write!(key, "\n// {}\n{}", f.name, f.text).unwrap();
-    }
-    let dir = cached_build(kind, &key, |dir| {
-        std::fs::write(dir.join("harness.cpp"), harness)?;
-        let mut names = vec!["harness.cpp".to_string()];
-        for f in &files {
-            std::fs::write(dir.join(&f.name), &f.text)?;
-            names.push(f.name.clone());
-        }
+    let tag = format!("verilator 1 {opt}");
+    let bench = ("harness.cpp", harness);
+    let dir = cached_design_build(design, kind, &tag, bench, |dir, names| {
         let jobs = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
         run_tool(
             Command::new("verilator")
@@ -158,7 +149,7 @@ pub(crate) fn build(
                 .arg(jobs.to_string())
                 .args(["-CFLAGS", opt, "-MAKEFLAGS"])
                 .arg(format!("OPT_FAST={opt} OPT_SLOW=-O0 OPT_GLOBAL={opt}"))
-                .args(&names),
+                .args(names),
             dir,
             TIMEOUT,
         )?

@@ -65,3 +65,30 @@ pub fn cached_build(
     }
     Ok(dir)
 }
+
+/// [`cached_build`] of a design's Verilog plus one bench file (a testbench or a C++ harness):
+/// the key is `tag`, the bench and every emitted file; the build directory holds the bench as
+/// `bench_name` and the Verilog files, and `build` gets the directory and all file names
+/// (the bench first).
+pub(crate) fn cached_design_build(
+    design: &rendergen_hdl::ir::Design,
+    kind: &str,
+    tag: &str,
+    (bench_name, bench): (&str, &str),
+    build: impl FnOnce(&Path, &[String]) -> Result<(), ToolError>,
+) -> Result<PathBuf, ToolError> {
+    let files = crate::verilog::emit(design);
+    let mut key = format!("{tag}\n{bench}");
+    for f in &files {
+        key.push_str(&format!("\n// {}\n{}", f.name, f.text));
+    }
+    cached_build(kind, &key, |dir| {
+        std::fs::write(dir.join(bench_name), bench)?;
+        let mut names = vec![bench_name.to_string()];
+        for f in &files {
+            std::fs::write(dir.join(&f.name), &f.text)?;
+            names.push(f.name.clone());
+        }
+        build(dir, &names)
+    })
+}
