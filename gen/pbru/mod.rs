@@ -8,7 +8,6 @@ pub mod workload;
 use rendergen_hdl::{Design, ElabErrors};
 use rendergen_rtl::pbru::core::pbru_core;
 use rendergen_rtl::pbru::ports::PbruCfg;
-use rendergen_rtl::pbru::scheduler::FromCore;
 use rendergen_rtl::pbru::top::pbru_top_with;
 use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::AstcFile;
@@ -50,12 +49,7 @@ pub struct SimOptions {
 /// The engine: [`pbru_top_with`] with [`pbru_core`] cores.
 pub fn build_engine(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
     pbru_top_with(cfg, &mut |m, _c, to| {
-        let out = pbru_core(m, cfg, to.assign, to.crsp, to.stop_valid, to.stop_slot);
-        FromCore {
-            busy: out.busy,
-            creq: out.creq,
-            done: out.done,
-        }
+        pbru_core(m, cfg, to.assign, to.crsp, to.stop_valid, to.stop_slot).into()
     })
 }
 

@@ -31,9 +31,10 @@ pub enum Workload {
     Texture,
     /// Local arithmetic.
     Alu,
-    /// The texture fetch with only u and v on the ray (2 stack words, not 7): the program
-    /// pushes sqrt_cov, base, dims and format as constants ([`lean_texture_program`]), 9
-    /// instructions in one 32-byte chunk. Same texels as [`Workload::Texture`], unscaled.
+    /// The bare texture fetch: the ray carries the six TEX_A arguments an SM computes (u, v,
+    /// sqrt_cov, base, dims, format) and [`lean_texture_program`] runs TEX_A, TEX_READ,
+    /// PUSH format, TEX_DP, RAYSTOP (5 instructions, 12 bytes). Same texels as
+    /// [`Workload::Texture`], unscaled.
     TextureLean,
     /// Every built-in program (texture, alu, shading, importance sampling, call-outs).
     Mixed,
@@ -85,14 +86,10 @@ pub fn generated_texture(rng: &mut Rng) -> AstcFile {
 /// Where the [`Workload::TextureLean`] program is loaded.
 pub const LEAN_ADDR: u32 = 0x1000 + 0x100 * PROGRAMS.len() as u32;
 
-/// The [`Workload::TextureLean`] program for texture `t` at [`TEXTURE_BASE`]: u v on the ray.
+/// The [`Workload::TextureLean`] program for texture `t`: the TEX_A arguments on the ray.
 pub fn lean_texture_program(t: &AstcFile) -> String {
-    let dims = t.width << 16 | t.height;
     let format = t.footprint.w() | t.footprint.h() << 4 | 1 << 8;
-    format!(
-        "PUSH 0\nPUSH {TEXTURE_BASE:#x}\nPUSH {dims:#x}\nPUSH {format:#x}\nTEX_A\nTEX_READ\n\
-         PUSH {format:#x}\nTEX_DP 0\nRAYSTOP\n"
-    )
+    format!("TEX_A\nTEX_READ\nPUSH {format:#x}\nTEX_DP 0\nRAYSTOP\n")
 }
 
 /// Q16.16 of `x`.
@@ -155,7 +152,7 @@ pub fn setup(
                 v.extend((0..3).map(|_| small(&mut rng)));
                 (0x1800, v)
             } else if workload == Workload::TextureLean {
-                (LEAN_ADDR, texture_vars(&texture, i)[..2].to_vec())
+                (LEAN_ADDR, texture_vars(&texture, i)[..6].to_vec())
             } else {
                 let p = match workload {
                     Workload::Texture | Workload::TextureLean => 0,

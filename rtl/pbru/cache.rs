@@ -36,24 +36,25 @@ pub struct CacheLookup {
 
 /// Direct-mapped cache of `cfg.lines` lines: line `key mod lines`, tag = the rest of the key.
 ///
-/// * **Protocol:** no handshakes. `lookup` answers combinationally; a fill writes the line at
+/// * **Protocol:** no handshakes. Each of `lookups` answers combinationally (one read port
+///   each); a fill writes the line at
 ///   the clock edge (it replaces whatever was there). A lookup and a fill in one cycle:
 ///   read-first (the lookup sees the old contents; the scheduler then fetches again, harmless).
 /// * **Timing:** `lookup_key → hit, data` is combinational (tag compare + RAM read); `fill_*`
 ///   feed registers and the RAM's write port only.
 /// * **Parameters:** [`CacheCfg`]. Not associative (the spec allows either).
-/// * **Cost:** `lines × data_w` RAM bits (combinational read); `lines × (key_w − index_w + 1)`
+/// * **Cost:** `lines × data_w` RAM bits (a combinational read port per lookup); `lines × (key_w − index_w + 1)`
 ///   flops for tags and valid bits.
 /// * **Errors:** key or data widths other than `cfg`'s (elaboration).
 pub fn l0_cache(
     m: &mut Module,
     name: &str,
     cfg: &CacheCfg,
-    lookup_key: Sig,
+    lookups: &[Sig],
     fill_valid: Sig,
     fill_key: Sig,
     fill_data: Sig,
-) -> CacheLookup {
+) -> Vec<CacheLookup> {
     let lines = cfg.built_lines();
     let iw = cfg.index_w();
     let tag_w = (cfg.key_w - iw).max(1);
@@ -73,10 +74,9 @@ pub fn l0_cache(
     };
     let data = m.memory(&format!("{name}_data"), cfg.data_w, lines);
     let zero_addr = m.lit(0, data.addr_width());
-    let (li, fi) = (index_of(lookup_key), index_of(fill_key));
+    let fi = index_of(fill_key);
     data.write(fill_valid, fi.unwrap_or(zero_addr), fill_data);
-    let read = data.read_comb(li.unwrap_or(zero_addr));
-    let mut hits = Vec::new();
+    let mut lines_q = Vec::new();
     for line in 0..lines {
         let valid = m.reg(&format!("{name}_valid{line}"), 1).reset(0);
         let tag = m.reg(&format!("{name}_tag{line}"), tag_w);
@@ -86,16 +86,28 @@ pub fn l0_cache(
         };
         valid.next_when(here, m.lit(1, 1));
         tag.next_when(here, tag_of(fill_key));
-        let selected = match li {
-            Some(i) => i.eq(line as u64),
-            None => m.lit(1, 1),
-        };
-        hits.push(selected & valid.q() & tag.q().eq(tag_of(lookup_key)));
+        lines_q.push((valid.q(), tag.q()));
     }
-    let hit = hits
-        .into_iter()
-        .reduce(|a, b| a | b)
-        .expect("one line at least")
-        .named(&format!("{name}_hit"));
-    CacheLookup { hit, data: read }
+    lookups
+        .iter()
+        .enumerate()
+        .map(|(k, &key)| {
+            let li = index_of(key);
+            let hit = lines_q
+                .iter()
+                .enumerate()
+                .map(|(line, &(valid, tag))| {
+                    let selected = match li {
+                        Some(i) => i.eq(line as u64),
+                        None => m.lit(1, 1),
+                    };
+                    selected & valid & tag.eq(tag_of(key))
+                })
+                .reduce(|a, b| a | b)
+                .expect("one line at least")
+                .named(&format!("{name}_hit{k}"));
+            let data = data.read_comb(li.unwrap_or(zero_addr));
+            CacheLookup { hit, data }
+        })
+        .collect()
 }

@@ -79,7 +79,7 @@ fn with_ports(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<ToCore
 }
 
 /// The PBRU without its cores: the scheduler, slots and caches, with each core's side of the
-/// interface as ports `core{c}_assign` (out), `core{c}_busy` (in), `core{c}_creq` (in),
+/// interface as ports `core{c}_assign` (out), `core{c}_busy` and `core{c}_open` (in), `core{c}_creq` (in),
 /// `core{c}_crsp` (out), `core{c}_stop_valid`, `core{c}_stop_slot` (out), `core{c}_done` (in).
 /// Testbenches play the cores; see [`pbru_with`] for the timing and protocol.
 pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
@@ -87,6 +87,7 @@ pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
     let cores = (0..cfg.cores)
         .map(|c| FromCore {
             busy: m.input(&format!("core{c}_busy"), cfg.slots),
+            open: m.input(&format!("core{c}_open"), 1),
             creq: m.input_stream::<CoreReq>(&format!("core{c}_creq"), &cfg.core_req_shape()),
             done: m.input_stream::<RayOut>(&format!("core{c}_done"), &cfg.ray_out_shape()),
         })
@@ -123,21 +124,24 @@ pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
     let mut from = Vec::new();
     for c in 0..cfg.cores {
         let busy = m.wire(&format!("core{c}_busy"), cfg.slots);
+        let open = m.wire(&format!("core{c}_open"), 1);
         let (creq, creq_plug) =
             stream_wire::<CoreReq>(m, &format!("core{c}_creq"), &cfg.core_req_shape());
         let (done, done_plug) =
             stream_wire::<RayOut>(m, &format!("core{c}_done"), &cfg.ray_out_shape());
         from.push(FromCore {
             busy: busy.sig(),
+            open: open.sig(),
             creq,
             done,
         });
-        plugs.push((busy, creq_plug, done_plug));
+        plugs.push((busy, open, creq_plug, done_plug));
     }
     let to = with_ports(m, cfg, from);
-    for (c, (t, (busy, creq_plug, done_plug))) in to.into_iter().zip(plugs).enumerate() {
+    for (c, (t, (busy, open, creq_plug, done_plug))) in to.into_iter().zip(plugs).enumerate() {
         let out = core(m, c as u32, t);
         busy.drive(out.busy);
+        open.drive(out.open);
         creq_plug.connect(out.creq);
         done_plug.connect(out.done);
     }
@@ -169,12 +173,7 @@ pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, El
 /// ```
 pub fn pbru(m: &mut Module, cfg: &PbruCfg) {
     pbru_with(m, cfg, &mut |m, _, t: ToCore| {
-        let o = pbru_core(m, cfg, t.assign, t.crsp, t.stop_valid, t.stop_slot);
-        FromCore {
-            busy: o.busy,
-            creq: o.creq,
-            done: o.done,
-        }
+        pbru_core(m, cfg, t.assign, t.crsp, t.stop_valid, t.stop_slot).into()
     })
 }
 

@@ -5,8 +5,9 @@ use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_sim::Simulator;
 
 /// With free slots, `assign.ready` is high without waiting for `assign.valid`; a ray of `sp`
-/// words holds the next one for `sp - 1` cycles (its copy, word 0 in the handshake cycle), rays
-/// of at most one word are taken back to back, and a full core takes none.
+/// words holds the next one for `⌈sp / 4⌉ − 1` cycles (its copy, four words per cycle, words
+/// 0..3 in the handshake cycle), rays of at most four words are taken back to back, and a full
+/// core takes none.
 #[test]
 fn intake_takes_a_ray_per_cycle() {
     let cfg = PbruCfg {
@@ -31,7 +32,7 @@ fn intake_takes_a_ray_per_cycle() {
     sim.poke(stack, 0x1234_5678);
     sim.reset(2);
     assert_eq!(sim.peek(ready), 1, "ready must not wait for valid");
-    let sps = [8u64, 1, 0, 1, 3];
+    let sps = [12u64, 4, 0, 1, 3];
     let mut taken = Vec::new();
     let mut next = 0;
     for cycle in 0..40u64 {
@@ -48,9 +49,9 @@ fn intake_takes_a_ray_per_cycle() {
         }
         sim.step();
     }
-    // Ray 1 (8 words) at 0, copied in cycles 0..=7; rays 2..4 from cycle 7 on; the fifth finds
+    // Ray 1 (12 words) at 0, copied in cycles 0..=2; rays 2..4 from cycle 2 on; the fifth finds
     // every slot taken.
-    assert_eq!(taken, vec![0, 7, 8, 9], "handshake cycles");
+    assert_eq!(taken, vec![0, 2, 3, 4], "handshake cycles");
     assert_eq!(sim.peek(busy), 0b1111);
     assert_eq!(sim.peek(ready), 0, "a full core takes no ray");
 }

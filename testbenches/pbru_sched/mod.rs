@@ -133,7 +133,13 @@ impl Tb {
             names.push(format!("perf_{}{}", p.kind.name(), seen[t]));
             seen[t] += 1;
         }
-        let tb = Tb {
+        // The testbench's cores always report an open intake; `assign`'s sink applies the
+        // back-pressure.
+        let open: Vec<_> = cores
+            .clone()
+            .map(|c| s.input(&format!("core{c}_open")).unwrap())
+            .collect();
+        let mut tb = Tb {
             creq: cores
                 .clone()
                 .map(|c| src(&format!("core{c}_creq")))
@@ -181,11 +187,12 @@ impl Tb {
                 .collect(),
             grants: Vec::new(),
             stops: Vec::new(),
-            sim: {
-                sim.reset(2);
-                sim
-            },
+            sim,
         };
+        for o in open {
+            tb.sim.poke(o, 1);
+        }
+        tb.sim.reset(2);
         tb
     }
 

@@ -5,10 +5,10 @@
 use super::alu::{alu, is};
 use super::control::{mode, prng_next};
 use super::fetch::{advance, class};
-use super::issue::issue;
+use super::issue::{issue, Hold};
 use super::request::ReqLoad;
 use super::slots::{state, Slots};
-use super::stack::{StackRam, IW};
+use super::stack::{StackRam, WordWrite, IW};
 use super::Params;
 use crate::pbru::ports::{CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD};
 use rendergen_hdl::{priority_select, Module, Sig};
@@ -30,19 +30,33 @@ pub(super) fn execute(
     creq_busy: Sig,
 ) -> ReqLoad {
     let xs = m.reg("exec_state", 2).reset(DECODE);
-    let iss = issue(m, p, s, creq_busy, xs.q().eq(DECODE));
+    // Decode overlaps execute: it runs in a cycle where the execute stage is empty or finishes
+    // its instruction, on another slot than the executing one (whose state changes at the
+    // edge), and sends no IFETCH while a TEX_READ or pipeline op may load the request register.
+    let c_reg = m.reg("exec_slot", p.slot_w);
+    let cls_reg = m.reg("exec_class", 2);
+    let (c, cls) = (c_reg.q(), cls_reg.q());
+    let finishing = m.wire("exec_finishing", 1);
+    let executing = xs.q().ne(DECODE);
+    let (is_pipe, is_tex) = (cls.eq(class::PIPE), cls.eq(class::TEXREAD));
+    let hold = Hold {
+        busy: executing,
+        slot: c,
+        request: executing & (is_pipe | is_tex),
+    };
+    let iss = issue(m, p, s, creq_busy, !executing | finishing.sig(), hold);
+    c_reg.next_when(iss.start, iss.slot);
+    cls_reg.next_when(iss.start, iss.dec.class);
     let reg = |m: &mut Module, name: &str, v: Sig| {
         let r = m.reg(name, v.width());
         r.next_when(iss.start, v);
         r.q()
     };
-    let c = reg(m, "exec_slot", iss.slot);
     let op = reg(m, "exec_op", iss.dec.op);
     let imm = reg(m, "exec_imm", iss.dec.imm);
     let len = reg(m, "exec_len", iss.dec.len);
     let pops = reg(m, "exec_pops", iss.dec.pops);
     let pushes = reg(m, "exec_pushes", iss.dec.pushes);
-    let cls = reg(m, "exec_class", iss.dec.class);
     let step = m.reg("exec_step", 8).reset(0);
     let sum = m.reg("randsel_sum", 40);
     let prefix = m.reg("randsel_prefix", 40);
@@ -52,11 +66,7 @@ pub(super) fn execute(
     let pc = s.pc.at(c);
     let straddle = s.straddle.at(c);
     let (in_exec, in_sum, in_scan) = (xs.q().eq(EXEC), xs.q().eq(SUM), xs.q().eq(SCAN));
-    let (is_local, is_pipe, is_tex) = (
-        cls.eq(class::LOCAL),
-        cls.eq(class::PIPE),
-        cls.eq(class::TEXREAD),
-    );
+    let is_local = cls.eq(class::LOCAL);
     use Opcode::*;
     let (load, pick, store) = (is(op, Load), is(op, Pick), is(op, Store));
     let randsel = is(op, RandSel);
@@ -100,19 +110,26 @@ pub(super) fn execute(
         w(sp) - 4,
     )
     .named("read_base");
-    let port: Vec<Sig> = (0..4u64).map(|j| ram.read(c, base + j)).collect();
+    let port = ram.read4(c, base);
     let r = alu(op, imm, [port[3], port[2], port[1], port[0]], port[0]);
 
     // Local instructions: one cycle, results at sp − pops (and sp − pops + 1).
     let local = (in_exec & is_local & !err).named("exec_local");
     let at = w(sp) - w(pops);
-    ram.write(
-        local & (pushes.ne(0) | store),
+    ram.write4(
         c,
         store.mux(w(n8), at),
-        r.r0,
+        &[
+            WordWrite {
+                enable: local & (pushes.ne(0) | store),
+                data: r.r0,
+            },
+            WordWrite {
+                enable: local & (is(op, Dup) | is(op, Swap)),
+                data: r.r1,
+            },
+        ],
     );
-    ram.write(local & (is(op, Dup) | is(op, Swap)), c, at + 1, r.r1);
 
     // Control, texture read, pipeline requests.
     let raystop = in_exec & is(op, RayStop);
@@ -164,6 +181,7 @@ pub(super) fn execute(
 
     // Sequencing.
     let done = err | local | raystop | endcase | tex_go | pipe_last;
+    finishing.drive(done | found);
     let lit2 = |m: &mut Module, v: u64| m.lit(v, 2);
     let xs_next = priority_select(
         &[

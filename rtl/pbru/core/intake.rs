@@ -1,27 +1,26 @@
 //! Ray intake: takes an assigned ray into the lowest free slot in one cycle. The handshake
 //! initialises the slot and latches the ray's stack into the intake buffer; the stack words are
-//! then copied into the stack RAM one per cycle in the background (word 0 already in the cycle
-//! of the handshake when the write port is free), and the slot becomes runnable when its copy is
+//! then copied into the stack RAM four per cycle in the background (words 0..3 already in the
+//! cycle of the handshake when no copy runs), and the slot becomes runnable when its copy is
 //! done. A second ray is taken while a copy runs only in the cycle that copy ends (the buffer is
 //! single); it can go to any other free slot.
 
 use super::control::prng_seed;
 use super::response::StackWrite;
 use super::slots::{state, Slots};
+use super::stack::{WordWrite, IW};
 use super::Params;
 use crate::pbru::ports::RayIn;
 use rendergen_hdl::{cat_lsb_first, index_select, lowest_index, lowest_set, Module, Sig, Stream};
 use rendergen_isa::{RayError, Reason};
 
-/// Builds the intake; `port_busy` is 1 when the shared stack write port is taken this cycle.
-/// Returns the intake's stack write.
+/// Builds the intake; returns its stack write (a write port of its own) and `assign.ready`.
 pub(super) fn intake(
     m: &mut Module,
     p: &Params,
     s: &mut Slots,
     assign: Stream<RayIn>,
-    port_busy: Sig,
-) -> StackWrite {
+) -> (StackWrite, Sig) {
     let (valid, ray, ready) = assign.split();
     // The background copy: `active` while words `index..count` of the buffer are still to be
     // written into slot `slot`, which then becomes `init`.
@@ -46,20 +45,24 @@ pub(super) fn intake(
             .mux(m.lit(state::RUN, 3), m.lit(state::FETCH, 3)),
     );
 
-    // Background copy of the held ray.
-    let bg_write = active.q() & !port_busy;
-    let bg_last = (bg_write & (held_idx.q() + 1).ge(held_count.q())).named("intake_last");
-    let open = (!active.q() | bg_last) & free.any();
+    // Background copy of the held ray, four words per cycle.
+    let bg_write = active.q();
+    let bg_last =
+        (bg_write & (held_idx.q().zext(IW) + 4).ge(held_count.q().zext(IW))).named("intake_last");
+    let open = ((!active.q() | bg_last) & free.any()).named("intake_open");
     ready.drive(open);
     let start = (valid & open).named("intake_start");
-    // Word 0 of a new ray goes straight into the RAM when the port is free and the background
-    // copy does not use it.
-    let direct = start & !active.q() & !port_busy & count.ne(0);
+    // Words 0..3 of a new ray go straight into the RAM when the background copy does not use
+    // the port.
+    let direct = start & !active.q() & count.ne(0);
     let first = m.lit(0, p.sp_w);
-    let now_done = start & (count.eq(0) | (direct & count.eq(1)));
-    let start_idx = direct.mux(m.lit(1, p.sp_w), first);
+    let now_done = start & (count.eq(0) | (direct & count.le(4)));
+    let start_idx = direct.mux(m.lit(4, IW).resize(p.sp_w), first);
     active.next(start.mux(!now_done, active.q() & !bg_last));
-    held_idx.next(start.mux(start_idx, bg_write.mux(held_idx.q() + 1, held_idx.q())));
+    held_idx.next(start.mux(
+        start_idx,
+        bg_write.mux((held_idx.q().zext(IW) + 4).resize(p.sp_w), held_idx.q()),
+    ));
     held_slot.next_when(start, pick);
     held_count.next_when(start, count);
     held_init.next_when(start, st_init);
@@ -89,12 +92,25 @@ pub(super) fn intake(
     s.stop.set_at(held_slot.q(), bg_last, zero);
 
     let words: Vec<Sig> = (0..p.depth).map(|i| buf.q().slice(32 * i, 32)).collect();
-    StackWrite {
-        enable: bg_write | direct,
+    let idx = active.q().mux(held_idx.q(), first);
+    let count_now = active.q().mux(held_count.q(), count);
+    let write = StackWrite {
         slot: active.q().mux(held_slot.q(), pick),
-        idx: active.q().mux(held_idx.q(), first),
-        data: active
-            .q()
-            .mux(index_select(held_idx.q(), &words), ray.stack.slice(0, 32)),
-    }
+        base: idx,
+        words: (0..4u32)
+            .map(|j| {
+                let held = index_select((idx.zext(IW) + j as u64).resize(idx.width()), &words);
+                let new = if j < p.depth {
+                    ray.stack.slice(32 * j, 32)
+                } else {
+                    m.lit(0, 32)
+                };
+                WordWrite {
+                    enable: (bg_write | direct) & (idx.zext(IW) + j as u64).lt(count_now.zext(IW)),
+                    data: active.q().mux(held, new),
+                }
+            })
+            .collect(),
+    };
+    (write, open)
 }

@@ -27,19 +27,39 @@ pub(super) struct Issue {
     pub ray_id: Sig,
 }
 
-/// Builds the decode stage; `active` is 1 when the execution unit is free for a new instruction.
+/// What the execute stage holds while the decode stage picks the next instruction.
+pub(super) struct Hold {
+    /// An instruction is in the execute stage.
+    pub busy: Sig,
+    /// Its slot (not picked while `busy`).
+    pub slot: Sig,
+    /// It may load the request register this cycle (no IFETCH is sent then).
+    pub request: Sig,
+}
+
+/// Builds the decode stage; `active` is 1 when the execute stage takes a new instruction at the
+/// next edge.
 pub(super) fn issue(
     m: &mut Module,
     p: &Params,
     s: &mut Slots,
     creq_busy: Sig,
     active: Sig,
+    hold: Hold,
 ) -> Issue {
     let n = p.slots as usize;
     let st = s.st.all();
     let stop = s.stop.all();
+    let req_free = !creq_busy & !hold.request;
     let runnable: Vec<Sig> = (0..n)
-        .map(|i| st[i].eq(state::RUN) | (st[i].eq(state::FETCH) & (!creq_busy | stop[i])))
+        .map(|i| {
+            let executing = if n == 1 {
+                hold.busy
+            } else {
+                hold.busy & hold.slot.eq(i as u64)
+            };
+            !executing & (st[i].eq(state::RUN) | (st[i].eq(state::FETCH) & (req_free | stop[i])))
+        })
         .collect();
     let want = cat_lsb_first(&runnable).named("runnable");
     let go = (active & want.any()).named("decode_go");

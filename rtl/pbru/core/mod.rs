@@ -40,6 +40,8 @@ pub(crate) struct Params {
 pub struct CoreOut {
     /// One bit per slot (slot 0 in bit 0): the slot holds a ray (from registers).
     pub busy: Sig,
+    /// The core takes a ray offered on `assign` this cycle (`assign.ready`, from registers).
+    pub open: Sig,
     /// Requests to the scheduler.
     pub creq: Stream<CoreReq>,
     /// Rays leaving the core.
@@ -114,13 +116,11 @@ pub fn pbru_core(
     let ram = stack::StackRam::new(m, p.slots, p.depth);
     let req = request::ReqReg::new(m, cfg);
     let (wb, answered) = response::responses(m, &p, &mut s, crsp);
-    let ld = intake::intake(m, &p, &mut s, assign, wb.enable);
-    ram.write(
-        wb.enable | ld.enable,
-        wb.enable.mux(wb.slot, ld.slot),
-        wb.enable.mux(wb.idx, ld.idx.zext(wb.idx.width())),
-        wb.enable.mux(wb.data, ld.data),
-    );
+    let (ld, open) = intake::intake(m, &p, &mut s, assign);
+    // Write ports: the write-back and the intake copy (always another slot), four words each.
+    for w in [&wb, &ld] {
+        ram.write4(w.slot, w.base, &w.words);
+    }
     s.stop.set_at(stop_slot, stop_valid, m.lit(1, 1));
     response::park(m, &p, &mut s, &answered);
     let load = exec::execute(m, &p, &mut s, ram, req.busy());
@@ -133,10 +133,26 @@ pub fn pbru_core(
     )
     .named("busy");
     s.finish();
-    CoreOut { busy, creq, done }
+    CoreOut {
+        busy,
+        open,
+        creq,
+        done,
+    }
 }
 
-/// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `busy`,
+impl From<CoreOut> for super::scheduler::FromCore {
+    fn from(o: CoreOut) -> Self {
+        super::scheduler::FromCore {
+            busy: o.busy,
+            open: o.open,
+            creq: o.creq,
+            done: o.done,
+        }
+    }
+}
+
+/// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `busy`, `open`,
 /// `creq_*`, `done_*` (for tests).
 ///
 /// ```
@@ -156,6 +172,7 @@ pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
         let stop_slot = m.input("stop_slot", cfg.slot_w());
         let out = pbru_core(m, cfg, assign, crsp, stop_valid, stop_slot);
         m.output("busy", out.busy);
+        m.output("open", out.open);
         m.output_stream("creq", out.creq);
         m.output_stream("done", out.done);
     })

@@ -1,12 +1,13 @@
 //! The retire engine: sends finished slots out through `done`, one at a time (lowest slot
-//! first). It clears the output stack buffer, copies the slot's `sp` words into it one per cycle,
-//! offers the ray, and frees the slot when `done` takes it.
+//! first). It clears the output stack buffer, copies the slot's `sp` words into it four per
+//! cycle, offers the ray, and frees the slot when `done` takes it; the next finished slot starts
+//! in that same cycle.
 
 use super::slots::{state, Slots};
-use super::stack::StackRam;
+use super::stack::{StackRam, IW};
 use super::Params;
 use crate::pbru::ports::RayOut;
-use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, Module, Stream};
+use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, Module, Sig, Stream};
 
 const IDLE: u64 = 0;
 const COPY: u64 = 1;
@@ -16,27 +17,45 @@ const OFFER: u64 = 2;
 pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -> Stream<RayOut> {
     let phase = m.reg("retire_phase", 2).reset(IDLE);
     let slot = m.reg("retire_slot", p.slot_w).reset(0);
-    let idx = m.reg("retire_index", p.sp_w).reset(0);
-    let outs = cat_lsb_first(&s.in_state(state::OUT)).named("finished_slots");
+    let idx = m.reg("retire_index", IW).reset(0);
+    let offering = phase.q().eq(OFFER);
+    // The slot being handed over this cycle is still OUT: not a candidate.
+    let taken = m.wire("retire_taken", 1);
+    let outs: Vec<Sig> = s.in_state(state::OUT);
+    let outs = cat_lsb_first(
+        &(outs.iter().enumerate())
+            .map(|(i, &o)| {
+                let leaving = if p.slots == 1 {
+                    taken.sig()
+                } else {
+                    taken.sig() & slot.q().eq(i as u64)
+                };
+                o & !leaving
+            })
+            .collect::<Vec<_>>(),
+    )
+    .named("finished_slots");
     let pick = if p.slots == 1 {
         m.lit(0, p.slot_w)
     } else {
         lowest_index(lowest_set(outs))
     };
-    let start = phase.q().eq(IDLE) & outs.any();
+    let start = (phase.q().eq(IDLE) | taken.sig()) & outs.any();
     let copying = phase.q().eq(COPY);
     let sp = s.sp.at(slot.q());
-    let more = copying & idx.q().lt(sp);
-    let word = ram.read(slot.q(), idx.q());
+    let last = copying & (idx.q() + 4).ge(sp.zext(IW));
+    let words = ram.read4(slot.q(), idx.q());
     let buffer: Vec<_> = (0..p.depth)
         .map(|i| {
             let r = m.reg(&format!("done_word{i}"), 32);
-            let here = more & idx.q().eq(i as u64);
-            r.next_when(start | here, start.mux(m.lit(0, 32), word));
+            let here = copying & idx.q().eq((i & !3) as u64) & sp.gt(i as u64);
+            r.next_when(
+                start | here,
+                start.mux(m.lit(0, 32), words[(i % 4) as usize]),
+            );
             r.q()
         })
         .collect();
-    let offering = phase.q().eq(OFFER);
     let pc = s.pc.at(slot.q());
     let data = RayOut {
         ray_id: s.ray_id.at(slot.q()),
@@ -48,11 +67,11 @@ pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -
         reason: s.reason.at(slot.q()),
     };
     let (done, ready) = Stream::offer(m, "done", offering, data);
-    let taken = offering & ready;
-    s.st.set_at(slot.q(), taken, m.lit(state::IDLE, 3));
+    taken.drive(offering & ready);
+    s.st.set_at(slot.q(), taken.sig(), m.lit(state::IDLE, 3));
     slot.next_when(start, pick);
-    idx.next(start.mux(m.lit(0, p.sp_w), more.mux(idx.q() + 1, idx.q())));
-    let next = [(start, COPY), (copying & !more, OFFER), (taken, IDLE)]
+    idx.next(start.mux(m.lit(0, IW), copying.mux(idx.q() + 4, idx.q())));
+    let next = [(taken.sig(), IDLE), (start, COPY), (last, OFFER)]
         .iter()
         .fold(phase.q(), |acc, (c, v)| c.mux(m.lit(*v, 2), acc));
     phase.next(next);

@@ -8,7 +8,9 @@ use crate::pbru::ports::{
     CREQ_TEXREAD,
 };
 use crate::stream::fifo::{fifo, FifoCfg};
-use rendergen_hdl::{cat, cat_lsb_first, index_select, onehot_mux, Module, Sig, Stream};
+use rendergen_hdl::{
+    cat, cat_lsb_first, index_select, lowest_index, lowest_set, onehot_mux, Module, Sig, Stream,
+};
 
 /// An inline chunk arriving with a ray, to be written into the instruction cache.
 pub struct InlineChunk {
@@ -37,8 +39,18 @@ fn dp_args(m: &mut Module, args: Sig, block: Sig) -> Sig {
     cat(&[m.lit(0, args.width() - used.width()), used])
 }
 
-/// Serves the entries waiting on memory, one per cycle in round-robin order, and the L1
-/// answers. See [`crate::pbru::scheduler`] for timing.
+/// One-hot round-robin choice among the set bits of `mask` (after the last one chosen, held in
+/// register `name`).
+fn round_robin(m: &mut Module, name: &str, mask: Sig) -> Sig {
+    let last = m.reg(name, mask.width()).reset(1 << (mask.width() - 1));
+    let above = mask & !((last.q() << 1) - 1);
+    let pick = above.any().mux(lowest_set(above), lowest_set(mask));
+    last.next_when(mask.any(), pick);
+    pick
+}
+
+/// Serves the entries waiting on memory (an instruction or texture fetch and a TEX_DP block
+/// read per cycle, each in round-robin order) and the L1 answers. See [`crate::pbru::scheduler`] for timing.
 pub fn mem_proxy(
     m: &mut Module,
     cfg: &PbruCfg,
@@ -98,31 +110,43 @@ pub fn mem_proxy(
     l1_ready.drive(l1_take);
     let l_fire = l1_take;
 
-    // The proxy's pick: a new entry whose core's answer register is free.
-    let cand: Vec<Sig> = entries
+    // Three picks per cycle, each round-robin over its entries: `ip` an IFETCH (instruction
+    // cache), `tp` a TEXREAD (texture cache port 0), both only for a core whose answer register
+    // is free and not taken by the other; `dp` the block read of a TEX_DP (texture cache port
+    // 1). Misses go to the L1 one per cycle (IFETCH, then TEXREAD, then TEX_DP); a pick whose
+    // miss cannot go waits for the next cycle.
+    let kind_is = |k: u64| entries.iter().map(move |e| e.is_new() & e.kind.eq(k));
+    let answer_free: Vec<Sig> = entries
         .iter()
-        .map(|e| e.is_new() & !ans_valid[e.core as usize].q() & !l1_claims[e.core as usize])
+        .map(|e| !ans_valid[e.core as usize].q() & !l1_claims[e.core as usize])
         .collect();
-    let mask = cat_lsb_first(&cand).named("proxy_candidates");
-    let last = m.reg("proxy_rr_last", e_n).reset(1 << (e_n - 1));
-    let above = mask & !((last.q() << 1) - 1);
-    let pick = above
-        .any()
-        .mux(
-            rendergen_hdl::lowest_set(above),
-            rendergen_hdl::lowest_set(mask),
-        )
-        .named("proxy_pick");
-    last.next_when(mask.any(), pick);
-    let sel =
-        |f: &dyn Fn(&Entry) -> Sig| onehot_mux(pick, &entries.iter().map(f).collect::<Vec<_>>());
-    let p_kind = sel(&|e| e.kind);
-    let p_addr = sel(&|e| e.addr);
-    let p_args = sel(&|e| e.args);
-    let p_ray = sel(&|e| e.ray_id);
-    let p_core = onehot_mux(pick, &core_consts);
-    let p_slot = onehot_mux(pick, &slot_consts);
-    let p_tkey = p_kind.eq(CREQ_TEXREAD).mux(p_addr, p_args.slice(0, 32));
+    let ip_mask = cat_lsb_first(
+        &kind_is(CREQ_IFETCH)
+            .zip(&answer_free)
+            .map(|(n, &f)| n & f)
+            .collect::<Vec<_>>(),
+    )
+    .named("proxy_ifetch_candidates");
+    let ip = round_robin(m, "proxy_ifetch_rr", ip_mask).named("proxy_ifetch_pick");
+    let ip_valid = ip_mask.any();
+    let ip_core = onehot_mux(ip, &core_consts);
+    let tp_mask = cat_lsb_first(
+        &kind_is(CREQ_TEXREAD)
+            .zip(entries.iter().zip(&answer_free))
+            .map(|(n, (e, &f))| n & f & !(ip_valid & ip_core.eq(e.core as u64)))
+            .collect::<Vec<_>>(),
+    )
+    .named("proxy_texread_candidates");
+    let tp = round_robin(m, "proxy_texread_rr", tp_mask).named("proxy_texread_pick");
+    let dp_mask =
+        cat_lsb_first(&kind_is(CREQ_PIPE).collect::<Vec<_>>()).named("proxy_dp_candidates");
+    let dp = round_robin(m, "proxy_dp_rr", dp_mask).named("proxy_dp_pick");
+    let sel = |pick: Sig, f: &dyn Fn(&Entry) -> Sig| {
+        onehot_mux(pick, &entries.iter().map(f).collect::<Vec<_>>())
+    };
+    let i_addr = sel(ip, &|e| e.addr);
+    let t_addr = sel(tp, &|e| e.addr);
+    let d_key = sel(dp, &|e| e.args.slice(0, 32));
 
     let ic = CacheCfg {
         lines: cfg.icache_chunks,
@@ -141,38 +165,39 @@ pub fn mem_proxy(
         m,
         "icache",
         &ic,
-        p_addr.slice(5, ADDR_W - 5),
+        &[i_addr.slice(5, ADDR_W - 5)],
         ifill_valid,
         ifill_key,
         ifill_data,
-    );
+    )
+    .remove(0);
     let l_tkey = l_kind.eq(CREQ_TEXREAD).mux(l_addr, l_args.slice(0, 32));
     let tfill_valid = l_fire & !ld.miss & l_kind.ne(CREQ_IFETCH);
-    let tlook = l0_cache(
+    let mut tlooks = l0_cache(
         m,
         "tcache",
         &tc,
-        p_tkey,
+        &[t_addr, d_key],
         tfill_valid,
         l_tkey,
         ld.data.slice(0, BLOCK_W),
     );
-    let p_valid = mask.any();
-    let p_hit = p_kind
-        .eq(CREQ_IFETCH)
-        .mux(ilook.hit, tlook.hit)
-        .named("proxy_hit");
-    let p_answer = p_valid & p_hit & p_kind.ne(CREQ_PIPE);
-    let p_miss = p_valid & !p_hit;
+    let dlook = tlooks.remove(1);
+    let tlook = tlooks.remove(0);
+    let (tp_valid, dp_valid) = (tp_mask.any(), dp_mask.any());
+    let i_answer = (ip_valid & ilook.hit).named("proxy_ifetch_hit");
+    let t_answer = (tp_valid & tlook.hit).named("proxy_texread_hit");
+    let d_hit = dp_valid & dlook.hit;
+    let i_miss = ip_valid & !ilook.hit;
+    let t_miss = (tp_valid & !tlook.hit & !i_miss).named("proxy_texread_miss");
+    let d_miss =
+        (dp_valid & !dlook.hit & !i_miss & !(tp_valid & !tlook.hit)).named("proxy_dp_miss");
 
     // L1 requests: at most one per entry is outstanding, so a FIFO of E entries never fills.
-    let l1_addr = p_kind.eq(CREQ_IFETCH).mux(p_addr, p_tkey << 4);
-    let l1_entry = cat_lsb_first(&[
-        l1_addr,
-        p_kind.ne(CREQ_IFETCH),
-        rendergen_hdl::lowest_index(pick).resize(8),
-    ]);
-    let (push, _never_full) = Stream::offer(m, "l1_push", p_miss, l1_entry);
+    let miss_pick = i_miss.mux(ip, t_miss.mux(tp, dp));
+    let l1_addr = i_miss.mux(i_addr, t_miss.mux(t_addr, d_key) << 4);
+    let l1_entry = cat_lsb_first(&[l1_addr, !i_miss, lowest_index(miss_pick).resize(8)]);
+    let (push, _never_full) = Stream::offer(m, "l1_push", i_miss | t_miss | d_miss, l1_entry);
     let q = fifo(m, &FifoCfg { depth: e_n }, push);
     let (qv, qd, qr) = q.pop.split();
     let l1_req_data = L1Req {
@@ -184,17 +209,16 @@ pub fn mem_proxy(
     qr.drive(l1_req_ready);
 
     for (e, entry) in entries.iter().enumerate() {
-        let mine = pick.bit(e as u32);
+        let bit = |pick: Sig| pick.bit(e as u32);
         let by_l1 = l_fire & ld.id.eq(e as u64);
         let is_dp = entry.kind.eq(CREQ_PIPE);
-        ctl.free(e, mine & p_answer);
+        ctl.free(e, (bit(ip) & i_answer) | (bit(tp) & t_answer));
         ctl.free(e, by_l1 & (ld.miss | !is_dp));
-        ctl.to_wait(e, mine & p_miss);
-        ctl.to_ready(
+        ctl.to_wait(
             e,
-            mine & p_valid & p_hit & is_dp,
-            dp_args(m, entry.args, tlook.data),
+            (bit(ip) & i_miss) | (bit(tp) & t_miss) | (bit(dp) & d_miss),
         );
+        ctl.to_ready(e, bit(dp) & d_hit, dp_args(m, entry.args, dlook.data));
         ctl.to_ready(
             e,
             by_l1 & !ld.miss & is_dp,
@@ -202,12 +226,19 @@ pub fn mem_proxy(
         );
     }
 
+    // What the proxy answers this cycle (at most one of `ip`, `tp` per core).
+    let tp_core = onehot_mux(tp, &core_consts);
+    let (i_kind, t_kind) = (m.lit(CREQ_IFETCH, 2), m.lit(CREQ_TEXREAD, 2));
+    let (i_slot, t_slot) = (onehot_mux(ip, &slot_consts), onehot_mux(tp, &slot_consts));
+    let (i_ray, t_ray) = (sel(ip, &|e| e.ray_id), sel(tp, &|e| e.ray_id));
+
     let mut answers = Vec::new();
     let mut stops = Vec::new();
     for (c, valid) in ans_valid.into_iter().enumerate() {
         let from_l1 = l_fire & l_answer & l_core.eq(c as u64);
-        let from_proxy = p_answer & p_core.eq(c as u64);
-        let load = from_l1 | from_proxy;
+        let from_i = i_answer & ip_core.eq(c as u64);
+        let from_t = t_answer & tp_core.eq(c as u64);
+        let load = from_l1 | from_i | from_t;
         let reg = |m: &mut Module, f: &str, v: Sig| {
             let r = m.reg(&format!("answer{c}_{f}"), v.width());
             r.next_when(load, v);
@@ -215,9 +246,10 @@ pub fn mem_proxy(
         };
         let chunk = from_l1.mux(ld.data, ilook.data);
         let data = reg(m, "data", chunk);
-        let kind = reg(m, "kind", from_l1.mux(l_kind, p_kind));
-        let slot = reg(m, "slot", from_l1.mux(l_slot, p_slot));
-        let ray_id = reg(m, "ray_id", from_l1.mux(l_ray, p_ray));
+        let pick3 = |l: Sig, i: Sig, t: Sig| from_l1.mux(l, from_i.mux(i, t));
+        let kind = reg(m, "kind", pick3(l_kind, i_kind, t_kind));
+        let slot = reg(m, "slot", pick3(l_slot, i_slot, t_slot));
+        let ray_id = reg(m, "ray_id", pick3(l_ray, i_ray, t_ray));
         let (s, ready) = Stream::offer(
             m,
             &format!("answer{c}"),

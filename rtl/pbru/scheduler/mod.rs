@@ -21,6 +21,8 @@ use rendergen_isa::PipeKind;
 pub struct FromCore {
     /// Occupied slots, one bit per slot (from registers).
     pub busy: Sig,
+    /// The core takes a ray offered on `assign` this cycle (from registers).
+    pub open: Sig,
     /// Requests.
     pub creq: Stream<CoreReq>,
     /// Finished or parked rays.
@@ -101,10 +103,12 @@ pub struct SchedOut {
 ///   is never accepted.
 pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut {
     let mut busy = Vec::new();
+    let mut open = Vec::new();
     let mut creqs = Vec::new();
     let mut dones = Vec::new();
     for c in input.cores {
         busy.push(c.busy);
+        open.push(c.open);
         creqs.push(c.creq);
         dones.push(c.done);
     }
@@ -112,7 +116,7 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         .pipes
         .iter()
         .any(|p| p.kind == PipeKind::AstcDp && p.test_latency.is_none());
-    let (assigns, inline) = rays::intake(m, cfg, input.sm_ray_in, input.ttu_ray_in, &busy);
+    let (assigns, inline) = rays::intake(m, cfg, input.sm_ray_in, input.ttu_ray_in, &busy, &open);
     let (entries, mut ctl) = entries::collect(m, cfg, creqs, dp_rewrite);
     let (slots, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl);
     let proxy = mem_proxy::mem_proxy(m, cfg, &entries, &mut ctl, input.l1_resp, inline);

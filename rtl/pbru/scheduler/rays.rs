@@ -10,9 +10,11 @@ fn popcount(m: &mut Module, bits: Sig) -> Sig {
     (0..bits.width()).fold(m.lit(0, w), |acc, i| acc + bits.bit(i).zext(w))
 }
 
-/// Takes one ray per clock from the SM and TTU inputs (round-robin) and offers it to one core:
-/// a core with no ray, else the one with the fewest (popcount of `busy`), ties to the lowest
-/// index. The choice is held while the offer waits. Returns the per-core `assign` streams and
+/// Takes one ray per clock from the SM and TTU inputs (round-robin) and offers it to one core
+/// among those that take a ray this cycle (`open`) and have a free slot (`busy`): a core with no
+/// ray, else the one with the fewest (popcount of `busy`), ties to the lowest index. A core
+/// whose intake is still copying the previous ray's stack is passed over, not waited for. The
+/// choice is held while an offer waits (a core that was open and did not take it). Returns the per-core `assign` streams and
 /// the inline chunk to write into the instruction cache.
 pub fn intake(
     m: &mut Module,
@@ -20,12 +22,17 @@ pub fn intake(
     sm_ray_in: Stream<RayIn>,
     ttu_ray_in: Stream<RayIn>,
     busy: &[Sig],
+    open: &[Sig],
 ) -> (Vec<Stream<RayIn>>, InlineChunk) {
     let g = arbiter(m, ArbPolicy::RoundRobin, vec![sm_ray_in, ttu_ray_in]);
     let (v, ray, ready) = g.out.split();
     let cw = rendergen_hdl::clog2(cfg.cores as u64);
     let counts: Vec<Sig> = busy.iter().map(|b| popcount(m, *b)).collect();
-    let free: Vec<Sig> = counts.iter().map(|n| n.lt(cfg.slots as u64)).collect();
+    let free: Vec<Sig> = counts
+        .iter()
+        .zip(open)
+        .map(|(n, &o)| o & n.lt(cfg.slots as u64))
+        .collect();
     let (mut best, mut best_n, mut best_free) = (m.lit(0, cw), counts[0], free[0]);
     for c in 1..cfg.cores as usize {
         let better = free[c] & (!best_free | counts[c].lt(best_n));
