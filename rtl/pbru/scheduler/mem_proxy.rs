@@ -2,7 +2,7 @@
 //! blocks through the L0 caches and the SM's L1, and the ray stop on the SM's miss notice (¶75).
 
 use super::entries::{Entry, EntryCtl};
-use crate::pbru::cache::{l0_cache, CacheCfg};
+use crate::pbru::cache::{l0_cache, CacheCfg, CacheLookup};
 use crate::pbru::ports::{
     CoreResp, L1Req, L1Resp, PbruCfg, ADDR_W, BLOCK_W, CHUNK_W, CREQ_IFETCH, CREQ_PIPE,
     CREQ_TEXREAD,
@@ -12,7 +12,8 @@ use rendergen_hdl::{
     cat, cat_lsb_first, index_select, lowest_index, lowest_set, onehot_mux, Module, Sig, Stream,
 };
 
-/// An inline chunk arriving with a ray, to be written into the instruction cache.
+/// The intake's use of the instruction cache: the inline chunk arriving with a ray, to be
+/// written, and the chunk of the arriving ray's instruction address, looked up.
 pub struct InlineChunk {
     /// Write this cycle.
     pub valid: Sig,
@@ -20,10 +21,14 @@ pub struct InlineChunk {
     pub key: Sig,
     /// The chunk.
     pub data: Sig,
+    /// Chunk number looked up for the ray being offered (a second read port).
+    pub lookup: Sig,
 }
 
 /// What [`mem_proxy`] returns.
 pub struct ProxyOut {
+    /// The instruction cache's answer to [`InlineChunk::lookup`].
+    pub intake_chunk: CacheLookup,
     /// Requests to the SM's L1.
     pub l1_req: Stream<L1Req>,
     /// Per core: answers (chunks, texture-ready notices).
@@ -161,16 +166,17 @@ pub fn mem_proxy(
     let ifill_valid = inline.valid | (l_fire & l_ifill);
     let ifill_key = inline.valid.mux(inline.key, l_addr.slice(5, ADDR_W - 5));
     let ifill_data = inline.valid.mux(inline.data, ld.data);
-    let ilook = l0_cache(
+    let mut ilook = l0_cache(
         m,
         "icache",
         &ic,
-        &[i_addr.slice(5, ADDR_W - 5)],
+        &[i_addr.slice(5, ADDR_W - 5), inline.lookup],
         ifill_valid,
         ifill_key,
         ifill_data,
-    )
-    .remove(0);
+    );
+    let intake_chunk = ilook.remove(1);
+    let ilook = ilook.remove(0);
     let l_tkey = l_kind.eq(CREQ_TEXREAD).mux(l_addr, l_args.slice(0, 32));
     let tfill_valid = l_fire & !ld.miss & l_kind.ne(CREQ_IFETCH);
     let mut tlooks = l0_cache(
@@ -271,6 +277,7 @@ pub fn mem_proxy(
         stops.push((stop_v.q(), stop_s.q()));
     }
     ProxyOut {
+        intake_chunk,
         l1_req,
         answers,
         stops,

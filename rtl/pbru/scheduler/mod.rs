@@ -13,7 +13,8 @@ pub mod route;
 
 pub use issue::PerfCounters;
 
-use crate::pbru::ports::{CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp};
+use crate::pbru::cache::CacheLookup;
+use crate::pbru::ports::{CHUNK_W, CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp};
 use rendergen_hdl::{Module, Sig, Stream};
 use rendergen_isa::PipeKind;
 
@@ -116,11 +117,28 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         .pipes
         .iter()
         .any(|p| p.kind == PipeKind::AstcDp && p.test_latency.is_none());
-    let (assigns, inline) = rays::intake(m, cfg, input.sm_ray_in, input.ttu_ray_in, &busy, &open);
+    // The intake's instruction-cache lookup is answered by the proxy's cache.
+    let cached_hit = m.wire("intake_icache_hit", 1);
+    let cached_data = m.wire("intake_icache_data", CHUNK_W);
+    let cached = CacheLookup {
+        hit: cached_hit.sig(),
+        data: cached_data.sig(),
+    };
+    let (assigns, inline) = rays::intake(
+        m,
+        cfg,
+        input.sm_ray_in,
+        input.ttu_ray_in,
+        &busy,
+        &open,
+        &cached,
+    );
     let (entries, mut ctl) = entries::collect(m, cfg, creqs, dp_rewrite);
     let (slots, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl);
     let proxy = mem_proxy::mem_proxy(m, cfg, &entries, &mut ctl, input.l1_resp, inline);
     ctl.finish(m);
+    cached_hit.drive(proxy.intake_chunk.hit);
+    cached_data.drive(proxy.intake_chunk.data);
     let results = slots.into_iter().map(|s| s.resp).collect();
     let (crsps, sm_resp) = route::route(m, cfg, results, proxy.answers);
     let (sm_ray_out, ttu_ray_out) = rays::ray_out(m, dones);

@@ -1,6 +1,7 @@
 //! Rays in and out (`pbru.md` §4.2, §4.7, §9.2 `ray_dispatch`, `ray_out_mux`; ¶76, ¶107).
 
 use super::mem_proxy::InlineChunk;
+use crate::pbru::cache::CacheLookup;
 use crate::pbru::ports::{PbruCfg, RayIn, RayOut};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
 use rendergen_hdl::{Module, Sig, Stream};
@@ -14,8 +15,10 @@ fn popcount(m: &mut Module, bits: Sig) -> Sig {
 /// among those that take a ray this cycle (`open`) and have a free slot (`busy`): a core with no
 /// ray, else the one with the fewest (popcount of `busy`), ties to the lowest index. A core
 /// whose intake is still copying the previous ray's stack is passed over, not waited for. The
-/// choice is held while an offer waits (a core that was open and did not take it). Returns the per-core `assign` streams and
-/// the inline chunk to write into the instruction cache.
+/// choice is held while an offer waits (a core that was open and did not take it). A ray that
+/// names its program by address and whose chunk is in the instruction cache (`cached`, the
+/// answer to the returned [`InlineChunk::lookup`]) leaves with that chunk, as if inline, and
+/// needs no IFETCH. Returns the per-core `assign` streams and the instruction-cache traffic.
 pub fn intake(
     m: &mut Module,
     cfg: &PbruCfg,
@@ -23,9 +26,17 @@ pub fn intake(
     ttu_ray_in: Stream<RayIn>,
     busy: &[Sig],
     open: &[Sig],
+    cached: &CacheLookup,
 ) -> (Vec<Stream<RayIn>>, InlineChunk) {
     let g = arbiter(m, ArbPolicy::RoundRobin, vec![sm_ray_in, ttu_ray_in]);
-    let (v, ray, ready) = g.out.split();
+    let (v, arrived, ready) = g.out.split();
+    let pc = arrived.inst_addr + arrived.index.zext(32);
+    let attach = (!arrived.has_chunk & cached.hit).named("intake_chunk_from_icache");
+    let ray = RayIn {
+        has_chunk: arrived.has_chunk | attach,
+        chunk: attach.mux(cached.data, arrived.chunk),
+        ..arrived
+    };
     let cw = rendergen_hdl::clog2(cfg.cores as u64);
     let counts: Vec<Sig> = busy.iter().map(|b| popcount(m, *b)).collect();
     let free: Vec<Sig> = counts
@@ -55,11 +66,11 @@ pub fn intake(
     ready.drive(taken);
     locked.next(go & !taken);
     held.next(chosen);
-    let pc = ray.inst_addr + ray.index.zext(32);
     let inline = InlineChunk {
-        valid: taken & ray.has_chunk,
+        valid: taken & arrived.has_chunk,
         key: pc.slice(5, 27),
-        data: ray.chunk,
+        data: arrived.chunk,
+        lookup: pc.slice(5, 27),
     };
     (assigns, inline)
 }
