@@ -51,45 +51,47 @@ pub struct CoreOut {
 /// One processing core with `cfg.slots` ray slots (`pbru.md` §3; contract `crate::pbru::ports`).
 ///
 /// * **Protocol:** `assign`, `crsp`, `creq` and `done` keep the stream rules; `creq` and `done`
-///   are irrevocable (registers). `assign` is taken in one cycle: `assign.ready` (from registers)
-///   is high while a slot is free and the intake buffer is empty or its copy ends this cycle.
-///   The handshake initialises the slot and latches the ray's stack; the words are copied into
-///   the stack RAM in the background and the slot runs once its copy is done. A slot has at
-///   most one request outstanding; a `crsp` whose slot is not waiting for that kind of answer,
-///   or whose `ray_id` differs, is taken and dropped (a ray that parked meanwhile). `crsp` of
-///   kind PIPE waits (`ready` low) while an earlier result is being pushed; chunks and texture
-///   notices are always taken. `stop_valid`/`stop_slot` marks a slot to park: at once if it
-///   waits on a fetch, at its next instruction boundary otherwise (after the result is pushed,
-///   for a pipeline wait); a stop for a slot still copying its stack in is dropped.
-/// * **Execution:** round-robin over runnable slots, one instruction at a time. A slot runs
-///   while the chunk holding its next instruction is present: inline with the ray, or fetched
-///   (`CREQ_IFETCH` → `CRSP_CHUNK`). An instruction whose immediate continues past the chunk
-///   keeps the chunk's last four bytes, fetches the next chunk and decodes across. At the end of
-///   a chunk the next one is fetched. Pipeline opcodes pop `pops()` words (`a[0]` deepest) into
-///   `args` and wait for `CRSP_PIPE`, whose words are pushed `r[0]` first; TEX_READ sends the
-///   word two below the top as `addr` and waits for `CRSP_TEXREADY`. RANDSEL, CASE, ENDCASE,
-///   the PRNG, the bounds checks and the fault positions are those of `rtl/isa/ISA.md`.
+///   are irrevocable (registers). `assign` is taken in one cycle: `assign.ready` (= `open`, from
+///   registers) is high while a slot is free and the intake buffer is empty or its copy ends
+///   this cycle. The handshake initialises the slot and latches the ray's stack; the words are
+///   copied into the stack RAM in the background, four per cycle, and the slot runs once its
+///   copy is done. A slot has at most one request outstanding; `crsp` is always ready, and a
+///   `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id` differs, is
+///   dropped (a ray that parked meanwhile). `stop_valid`/`stop_slot` marks a slot to park: at
+///   once if it waits on a fetch, at its next instruction boundary otherwise; a stop for a slot
+///   still copying its stack in is dropped.
+/// * **Execution:** a decode stage and an execute stage. Decode picks a runnable slot
+///   round-robin, other than the one in the execute stage, in every cycle in which the execute
+///   stage is empty or finishes; so with two or more runnable slots one instruction completes
+///   per cycle. A slot runs while the chunk holding its next instruction is present: inline
+///   with the ray, or fetched (`CREQ_IFETCH` → `CRSP_CHUNK`). An instruction whose immediate
+///   continues past the chunk keeps the chunk's last four bytes, fetches the next chunk and
+///   decodes across. At the end of a chunk the next one is fetched. Pipeline opcodes pop
+///   `pops()` words (`a[0]` deepest) into `args` and wait for `CRSP_PIPE`, whose words are
+///   pushed `r[0]` first, all in the cycle the result arrives; TEX_READ sends the word two below
+///   the top as `addr` and waits for `CRSP_TEXREADY`. RANDSEL, CASE, ENDCASE, the PRNG, the
+///   bounds checks and the fault positions are those of `rtl/isa/ISA.md`.
 /// * **Leaving:** RAYSTOP → reason Done at the RAYSTOP; a fault → its error reason at the
 ///   faulting instruction; a fetch (IFETCH or TEXREAD) pending for `miss_thresh` cycles, or a
 ///   stop → Parked at the instruction to re-execute (for an instruction straddling two chunks:
 ///   its first byte). `inst_addr` is the chunk base, `index` the offset in it.
-/// * **Timing (cycles per instruction, no waiting):** a local instruction, CASE, ENDCASE:
-///   2 (decode, execute); a skipped instruction: 1; RAYSTOP: 2, then the ray leaves after
-///   `2 + sp` cycles (clear, copy `sp` words, offer); a pipeline op: 1 + ⌈pops/4⌉ to issue
-///   (more while the request register is full), then the pipeline's latency, then `pushes`
-///   cycles of write-back (in parallel with other slots running); TEX_READ: 2 to issue;
-///   RANDSEL n: 2 + n + (k + 1) for chosen case k; a chunk fetch: 1 to issue plus the
-///   scheduler's latency; intake: 1 cycle (handshake), the slot runs after max(1, sp) cycles
-///   (one word per cycle, word 0 in the handshake cycle; a pipeline write-back has the port
-///   first), the next ray is taken in the cycle the copy ends. Only one slot is in the execute
-///   stage at a time; the others wait or run in turn. Combinational input → output paths: only
-///   `crsp.kind` → `crsp.ready`; `assign.ready`, `creq`, `done` and `busy` come from registers.
+/// * **Timing (no waiting):** a slot alone: 2 cycles per local instruction, CASE, ENDCASE
+///   (decode, execute), 1 per skipped instruction; several runnable slots: 1 per instruction
+///   (execute stage). RAYSTOP: then the ray leaves after `2 + ⌈sp/4⌉` cycles (start, copy four
+///   words per cycle, offer; back-to-back rays overlap the start with the previous offer); a
+///   pipeline op: ⌈pops/4⌉ execute cycles (more while the request register is full), then the
+///   scheduler's and the pipeline's latency; TEX_READ: 1 execute cycle plus the scheduler's
+///   latency; RANDSEL n: 1 + n + (k + 1) execute cycles for chosen case k; a chunk fetch: 1
+///   decode cycle plus the scheduler's latency; intake: 1 cycle (handshake), the slot runs
+///   after max(1, ⌈sp/4⌉) cycles, the next ray is taken in the cycle the copy ends.
+///   Combinational input → output paths: none; `assign.ready`, `open`, `creq`, `done` and
+///   `busy` come from registers.
 /// * **Parameters** (from [`PbruCfg`]): `slots` 1..=8, `stack_depth` 4..=64, `miss_thresh`
 ///   (0 = never park on a timeout).
-/// * **Cost:** stack RAM `slots × 2^⌈log2 stack_depth⌉ × 32` bits with 4 + 1 combinational read
-///   ports and 3 write ports; per slot ~ 400 flops (256-bit chunk, 32-bit carry, pc, PRNG …);
-///   `stack_depth × 32` flops of output buffer and as many of intake buffer; a 320-bit request
-///   register; a 128-bit write-back buffer; a 32×32 and a 32×40 multiplier.
+/// * **Cost:** stack RAM `slots × 2^⌈log2 stack_depth⌉ × 32` bits in four banks, each with two
+///   combinational read ports and three write ports (see `stack`); per slot ~ 400 flops
+///   (256-bit chunk, 32-bit carry, pc, PRNG …); `stack_depth × 32` flops of output buffer and
+///   as many of intake buffer; a 320-bit request register; a 32×32 and a 32×40 multiplier.
 /// * **Errors:** a ray whose `sp` exceeds `stack_depth` leaves at once with StackOverflow and
 ///   an empty stack. Elaboration rejects parameters out of range.
 pub fn pbru_core(

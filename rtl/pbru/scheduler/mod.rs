@@ -14,7 +14,9 @@ pub mod route;
 pub use issue::PerfCounters;
 
 use crate::pbru::cache::CacheLookup;
-use crate::pbru::ports::{CHUNK_W, CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp};
+use crate::pbru::ports::{
+    CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp, CHUNK_W,
+};
 use rendergen_hdl::{Module, Sig, Stream};
 use rendergen_isa::PipeKind;
 
@@ -89,11 +91,15 @@ pub struct SchedOut {
 ///   the core-to-result latency is `1 + slot latency` plus routing (0 cycles: the slot's FIFO
 ///   head goes combinationally through the round-robin arbiter to `crsp`). An SM request
 ///   enters its instance the cycle it is presented (if the slot has a credit): SM-to-result
-///   latency = the slot latency. IFETCH/TEXREAD L0 hits are answered from a per-core answer
-///   register: `crsp` valid 2 cycles after the `creq` transfer (entry, proxy lookup). A TEX_DP
-///   reads its block in the cycle after its entry is filled and issues the cycle after that.
+///   latency = the slot latency. The memory proxy serves up to three entries per cycle (an
+///   IFETCH, a TEXREAD and a TEX_DP block read, each round-robin); IFETCH/TEXREAD L0 hits are
+///   answered from a per-core answer register: `crsp` valid 2 cycles after the `creq` transfer
+///   (entry, proxy lookup). A TEX_DP reads its block in the cycle after its entry is filled
+///   and issues the cycle after that. A ray named by address whose chunk is in the
+///   instruction cache gets the chunk at intake (no IFETCH).
 ///   L1 requests leave through a FIFO (≥ 1 cycle). Stop commands follow a miss notice by one
-///   cycle. Ray intake to `assign` is combinational (arbiter, choice, valid).
+///   cycle. Ray intake to `assign` is combinational (arbiter, instruction-cache
+///   lookup, choice among the cores whose `open` is high, valid).
 /// * **Parameters:** [`PbruCfg`] (cores 1..=8, slots 1..=8, sm_ports 1..=4, sm_block_cycles
 ///   ≥ 1, caches rounded down to powers of two, up to 32 instances).
 /// * **Cost:** per (core, slot) entry about 390 flops; per core an answer register (~290
