@@ -2,8 +2,8 @@
 
 use super::Lanes;
 use rendergen_hdl::{
-    cat_lsb_first, clog2, lowest_index, lowest_set, onehot_mux, unpack, Bundle, Design, ElabErrors,
-    Module, Sig, Stream,
+    cat_lsb_first, clog2, lowest_index, lowest_set, onehot_mux, round_robin_pick, unpack, Bundle,
+    Design, ElabErrors, Module, Sig, Stream,
 };
 
 /// Who wins when several inputs are valid.
@@ -56,11 +56,9 @@ pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T
         ArbPolicy::Priority => lowest_set(req),
         ArbPolicy::RoundRobin => {
             let last = m.reg("last_grant", n as u32).reset(1 << (n - 1));
-            // Lanes strictly above the last grant: ~((last << 1) - 1) = ~(last - 1) & ~last.
-            let above = req & !((last.q() << 1) - 1);
             // `last` moves only when a grant is taken, so a stalled output does not rotate it.
             last_grant = Some(last);
-            above.any().mux(lowest_set(above), lowest_set(req))
+            round_robin_pick(req, last.q())
         }
     };
     let locked = m.reg("locked", 1).reset(0);

@@ -41,7 +41,7 @@ pub use hierarchy::Instance;
 pub use ir::Design;
 pub use logic::{
     cat, cat_lsb_first, index_select, lowest_index, lowest_set, lut, lut_wide, onehot_mux,
-    priority_select, select,
+    priority_select, round_robin_pick, select,
 };
 pub use memory::{clog2, Mem};
 pub use module::{Module, Reg, Wire};

@@ -174,6 +174,14 @@ pub fn lowest_set(x: Sig) -> Sig {
     x & (-x)
 }
 
+/// Round-robin choice: one-hot, the lowest set bit of `mask` strictly above the one-hot `last`,
+/// else (wrapping) the lowest set bit of `mask`; 0 if `mask` is 0.
+#[track_caller]
+pub fn round_robin_pick(mask: Sig, last: Sig) -> Sig {
+    let above = mask & !((last << 1) - 1);
+    above.any().mux(lowest_set(above), lowest_set(mask))
+}
+
 /// Index of the lowest set bit of `x` (0 if none), `clog2(width)` bits wide.
 #[track_caller]
 pub fn lowest_index(x: Sig) -> Sig {

@@ -8,7 +8,7 @@ use super::fetch::{advance, decode, Decoded};
 use super::slots::{state, Slots};
 use super::stack::IW;
 use super::Params;
-use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, Module, Sig};
+use rendergen_hdl::{cat, cat_lsb_first, lowest_index, round_robin_pick, Module, Sig};
 use rendergen_isa::{RayError, Reason};
 
 /// What the decode stage hands on.
@@ -67,8 +67,7 @@ pub(super) fn issue(
         m.lit(0, p.slot_w)
     } else {
         let last = m.reg("rr_last", p.slots).reset(1 << (n - 1));
-        let above = want & !((last.q() << 1) - 1);
-        let pick = above.any().mux(lowest_set(above), lowest_set(want));
+        let pick = round_robin_pick(want, last.q());
         last.next_when(go, pick);
         lowest_index(pick)
     }

@@ -7,7 +7,7 @@ use crate::pbru::ports::{PbruCfg, PipeReq, SmReq};
 use crate::pbru::slot::{pipe_slot, SlotOut};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
 use rendergen_hdl::{
-    cat, cat_lsb_first, clog2, lowest_set, onehot_mux, pack, unpack, Module, Sig, Stream,
+    cat, cat_lsb_first, clog2, onehot_mux, pack, round_robin_pick, unpack, Module, Sig, Stream,
 };
 use rendergen_isa::PipeKind;
 
@@ -21,12 +21,6 @@ pub struct PerfCounters {
     pub core_grants: Sig,
     /// Cycles with a request in flight or a result buffered.
     pub busy: Sig,
-}
-
-/// One round-robin pick from `mask` after the one-hot `last` (wrapping); 0 if `mask` is 0.
-fn rr_pick(mask: Sig, last: Sig) -> Sig {
-    let above = mask & !((last << 1) - 1);
-    above.any().mux(lowest_set(above), lowest_set(mask))
 }
 
 /// The SM request stream of each instance: every SM port demultiplexed by `pipe`, then a
@@ -126,7 +120,7 @@ pub fn dispatch(
                     .collect::<Vec<_>>(),
             )
         });
-        let pick = rr_pick(mask, last_ptr[t].q());
+        let pick = round_robin_pick(mask, last_ptr[t].q());
         let (req_wire, accept_ok) = {
             let shape = PipeReq::SHAPE;
             let (w, drv) = m.wire_bundle::<PipeReq>(&format!("{name}_in"), &shape);

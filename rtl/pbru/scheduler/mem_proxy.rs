@@ -9,7 +9,8 @@ use crate::pbru::ports::{
 };
 use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{
-    cat, cat_lsb_first, index_select, lowest_index, lowest_set, onehot_mux, Module, Sig, Stream,
+    cat, cat_lsb_first, index_select, lowest_index, onehot_mux, round_robin_pick, Module, Sig,
+    Stream,
 };
 
 /// The intake's use of the instruction cache: the inline chunk arriving with a ray, to be
@@ -48,8 +49,7 @@ fn dp_args(m: &mut Module, args: Sig, block: Sig) -> Sig {
 /// register `name`).
 fn round_robin(m: &mut Module, name: &str, mask: Sig) -> Sig {
     let last = m.reg(name, mask.width()).reset(1 << (mask.width() - 1));
-    let above = mask & !((last.q() << 1) - 1);
-    let pick = above.any().mux(lowest_set(above), lowest_set(mask));
+    let pick = round_robin_pick(mask, last.q());
     last.next_when(mask.any(), pick);
     pick
 }
