@@ -25,9 +25,8 @@ mod narrow;
 mod state;
 mod wide;
 
-#[cfg(test)]
 #[allow(dead_code, clippy::manual_is_multiple_of)]
-mod prelude;
+pub(crate) mod prelude;
 
 use crate::engine::layout;
 use crate::engine::program::{Program, Slot};

@@ -2,7 +2,8 @@
 // verbatim into every generated design, and compiled into rendergen-sim's tests, so it must be
 // self-contained (std only). Every helper is `#[inline(always)]` and called with constant
 // widths and constant-length arrays, so the optimiser specialises it at each call site. The
-// multi-word algorithms mirror `sim/engine/wide.rs` exactly.
+// interpreter (`sim/engine/wide.rs`) calls the same multi-word helpers, so both backends share
+// one implementation of each algorithm.
 
 use std::cmp::Ordering;
 

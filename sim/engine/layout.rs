@@ -11,6 +11,7 @@
 use super::exec::Machine;
 use super::program::{Ins, Program, Slot, WideOp, NONE};
 use super::schedule;
+use super::slot_visit::{ins_slots, wide_slots};
 use rendergen_hdl::bits::words_for;
 
 /// Calls `f(slot, words)` for every destination `ins` writes.
@@ -117,75 +118,14 @@ pub(crate) fn renumber(p: &mut Program, m: &mut Machine) {
 
 /// Applies `f` to every slot of a narrow instruction (batch tables are handled by the caller).
 fn map_ins(ins: &mut Ins, f: impl Fn(Slot) -> Slot) {
-    match ins {
-        Ins::Copy { d, a }
-        | Ins::Not { d, a, .. }
-        | Ins::Neg { d, a, .. }
-        | Ins::RedAnd { d, a, .. }
-        | Ins::RedOr { d, a }
-        | Ins::RedXor { d, a }
-        | Ins::Slice { d, a, .. }
-        | Ins::Sext { d, a, .. }
-        | Ins::Lut { d, idx: a, .. }
-        | Ins::Select { d, idx: a, .. }
-        | Ins::MemRd { d, addr: a, .. } => (*d, *a) = (f(*d), f(*a)),
-        Ins::Add { d, a, b, .. }
-        | Ins::Sub { d, a, b, .. }
-        | Ins::Mul { d, a, b, .. }
-        | Ins::And { d, a, b }
-        | Ins::Or { d, a, b }
-        | Ins::Xor { d, a, b }
-        | Ins::Shl { d, a, b, .. }
-        | Ins::Shr { d, a, b, .. }
-        | Ins::Sra { d, a, b, .. }
-        | Ins::Eq { d, a, b }
-        | Ins::Ne { d, a, b }
-        | Ins::Lt { d, a, b }
-        | Ins::Le { d, a, b }
-        | Ins::SLt { d, a, b, .. }
-        | Ins::SLe { d, a, b, .. }
-        | Ins::XorSlice { d, a, b, .. }
-        | Ins::Cat2 {
-            d, hi: a, lo: b, ..
-        } => (*d, *a, *b) = (f(*d), f(*a), f(*b)),
-        Ins::Mux { d, s, t, f: e }
-        | Ins::MulAdd {
-            d,
-            a: s,
-            b: t,
-            c: e,
-            ..
-        } => (*d, *s, *t, *e) = (f(*d), f(*s), f(*t), f(*e)),
-        Ins::Wide(_) | Ins::Batch { .. } => {}
-        Ins::Run { .. } => unreachable!("runs are formed after renumbering"),
-    }
+    assert!(
+        !matches!(ins, Ins::Run { .. }),
+        "runs are formed after renumbering"
+    );
+    ins_slots(ins, &mut |s| *s = f(*s));
 }
 
 /// Applies `f` to every slot of a multi-word operation.
 fn map_wide(op: &mut WideOp, f: impl Fn(Slot) -> Slot) {
-    match op {
-        WideOp::Copy { d, a, .. }
-        | WideOp::Sat { d, a, .. }
-        | WideOp::Un { d, a, .. }
-        | WideOp::Slice { d, a, .. }
-        | WideOp::Extend { d, a, .. }
-        | WideOp::Lut { d, idx: a, .. }
-        | WideOp::MemRd { d, addr: a, .. } => (*d, *a) = (f(*d), f(*a)),
-        WideOp::Bin { d, a, b, .. } => (*d, *a, *b) = (f(*d), f(*a), f(*b)),
-        WideOp::Mux { d, s, t, f: e, .. } => (*d, *s, *t, *e) = (f(*d), f(*s), f(*t), f(*e)),
-        WideOp::Concat { d, parts, .. } => {
-            *d = f(*d);
-            parts.iter_mut().for_each(|(s, _)| *s = f(*s));
-        }
-        WideOp::Select {
-            d,
-            idx,
-            cases,
-            default,
-            ..
-        } => {
-            (*d, *idx, *default) = (f(*d), f(*idx), f(*default));
-            cases.iter_mut().for_each(|c| *c = f(*c));
-        }
-    }
+    wide_slots(op, &mut |s| *s = f(*s));
 }

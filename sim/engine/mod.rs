@@ -43,6 +43,7 @@ pub(crate) mod program;
 pub(crate) mod runs;
 pub(crate) mod schedule;
 mod simulator;
+mod slot_visit;
 mod state;
 mod strided;
 mod trace;

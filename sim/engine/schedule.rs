@@ -4,109 +4,38 @@
 //! branch sees long runs of the same target. Any order that puts every instruction after the
 //! writers of its operands is correct; levels only improve locality and prediction.
 
-use super::program::{Batch, Ins, Program, Slot, WideOp};
+use super::program::{Batch, Ins, Program, Slot};
+use super::slot_visit::{ins_slots, wide_slots};
 use std::collections::HashMap;
 
 /// Destination and operand slots of an instruction (`f` is called for each operand).
 pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Slot)) -> Slot {
     match *ins {
-        Ins::Copy { d, a }
-        | Ins::Not { d, a, .. }
-        | Ins::Neg { d, a, .. }
-        | Ins::RedAnd { d, a, .. }
-        | Ins::RedOr { d, a }
-        | Ins::RedXor { d, a }
-        | Ins::Slice { d, a, .. }
-        | Ins::Sext { d, a, .. }
-        | Ins::Lut { d, idx: a, .. }
-        | Ins::MemRd { d, addr: a, .. } => {
-            f(a);
-            d
-        }
-        Ins::Add { d, a, b, .. }
-        | Ins::Sub { d, a, b, .. }
-        | Ins::Mul { d, a, b, .. }
-        | Ins::And { d, a, b }
-        | Ins::Or { d, a, b }
-        | Ins::Xor { d, a, b }
-        | Ins::Shl { d, a, b, .. }
-        | Ins::Shr { d, a, b, .. }
-        | Ins::Sra { d, a, b, .. }
-        | Ins::Eq { d, a, b }
-        | Ins::Ne { d, a, b }
-        | Ins::Lt { d, a, b }
-        | Ins::Le { d, a, b }
-        | Ins::SLt { d, a, b, .. }
-        | Ins::SLe { d, a, b, .. }
-        | Ins::XorSlice { d, a, b, .. }
-        | Ins::Cat2 {
-            d, hi: a, lo: b, ..
-        } => {
-            f(a);
-            f(b);
-            d
-        }
-        Ins::MulAdd { d, a, b, c, .. } => {
-            f(a);
-            f(b);
-            f(c);
-            d
-        }
-        Ins::Mux { d, s, t, f: e } => {
-            f(s);
-            f(t);
-            f(e);
-            d
-        }
         Ins::Select { d, idx, start, n } => {
             f(idx);
             let (s, n) = (start as usize, n as usize);
             p.sel_tab[s..=s + n].iter().for_each(|x| f(*x));
             d
         }
-        Ins::Wide(i) => wide_operands(&p.wide[i as usize], f),
+        Ins::Wide(i) => dest_then_operands(p.wide[i as usize].clone(), wide_slots, f),
         Ins::Batch { .. } | Ins::Run { .. } => unreachable!("batches are formed after scheduling"),
+        narrow => dest_then_operands(narrow, ins_slots, f),
     }
 }
 
-fn wide_operands(op: &WideOp, mut f: impl FnMut(Slot)) -> Slot {
-    match op {
-        WideOp::Copy { d, a, .. }
-        | WideOp::Sat { d, a, .. }
-        | WideOp::Un { d, a, .. }
-        | WideOp::Slice { d, a, .. }
-        | WideOp::Extend { d, a, .. }
-        | WideOp::Lut { d, idx: a, .. }
-        | WideOp::MemRd { d, addr: a, .. } => {
-            f(*a);
-            *d
-        }
-        WideOp::Bin { d, a, b, .. } => {
-            f(*a);
-            f(*b);
-            *d
-        }
-        WideOp::Mux { d, s, t, f: e, .. } => {
-            [*s, *t, *e].into_iter().for_each(f);
-            *d
-        }
-        WideOp::Concat { d, parts, .. } => {
-            parts.iter().for_each(|(s, _)| f(*s));
-            *d
-        }
-        WideOp::Select {
-            d,
-            idx,
-            cases,
-            default,
-            ..
-        } => {
-            f(*idx);
-            cases.iter().for_each(|c| f(*c));
-            f(*default);
-            *d
-        }
-    }
+/// Runs `visit` on a copy of `op`, returning the first slot visited (the destination) and
+/// passing the others to `f`.
+fn dest_then_operands<T>(
+    mut op: T,
+    visit: impl FnOnce(&mut T, &mut dyn FnMut(&mut Slot)),
+    mut f: impl FnMut(Slot),
+) -> Slot {
+    let mut dest = None;
+    visit(&mut op, &mut |s: &mut Slot| match dest {
+        None => dest = Some(*s),
+        Some(_) => f(*s),
+    });
+    dest.expect("every instruction has a destination")
 }
 
 /// Dispatch group of an instruction (its opcode).

@@ -1,105 +1,25 @@
 //! Multi-word operations: values wider than 64 bits as little-endian word slices whose bits
-//! above the width are zero. Results are computed into scratch space, then stored.
+//! above the width are zero. Results are computed into scratch space, then stored. The word
+//! algorithms are the generated simulators' own helpers ([`crate::codegen::prelude`]), so both
+//! backends compute every multi-word operation with the same code.
 
 use super::program::{Program, WideOp};
+pub(crate) use crate::codegen::prelude::get_field;
+use crate::codegen::prelude::{
+    or_field, w_add, w_cmp, w_extend, w_mul, w_neg, w_shift, SHL, SHR, SRA,
+};
 use rendergen_hdl::bits::{top_mask, words_for};
 use rendergen_hdl::ir::{BinOp, UnOp};
-use std::cmp::Ordering;
-
-/// `w` bits (≤ 64) of `src` from bit `lo`; bits beyond `src` read as zero.
-pub(crate) fn get_field(src: &[u64], lo: u32, w: u32) -> u64 {
-    let i = (lo / 64) as usize;
-    let off = lo % 64;
-    let mut x = src.get(i).copied().unwrap_or(0) >> off;
-    if off != 0 {
-        x |= src.get(i + 1).copied().unwrap_or(0) << (64 - off);
-    }
-    if w >= 64 {
-        x
-    } else {
-        x & ((1u64 << w) - 1)
-    }
-}
-
-/// Stores the `w`-bit (≤ 64) `val` into `dst` at bit `lo` (bits of `dst` there must be zero).
-fn or_field(dst: &mut [u64], lo: u32, w: u32, val: u64) {
-    let i = (lo / 64) as usize;
-    let off = lo % 64;
-    dst[i] |= val << off;
-    if off != 0 && off + w > 64 {
-        dst[i + 1] |= val >> (64 - off);
-    }
-}
 
 /// The value of `n` words at slot `s`.
 fn at(v: &[u64], s: u32, n: usize) -> &[u64] {
     &v[s as usize..s as usize + n]
 }
 
-fn compare(a: &[u64], b: &[u64], signed: bool, w: u32) -> Ordering {
-    if signed {
-        let sb = |x: &[u64]| get_field(x, w - 1, 1);
-        match (sb(a), sb(b)) {
-            (1, 0) => return Ordering::Less,
-            (0, 1) => return Ordering::Greater,
-            _ => {}
-        }
-    }
-    a.iter().rev().cmp(b.iter().rev())
-}
-
-/// Shifts `a` (width `w`) by `s` into `r` (all bits of `r` zeroed first).
-fn shift(r: &mut [u64], a: &[u64], s: u64, w: u32, op: BinOp) {
-    r.fill(0);
-    let sign = op == BinOp::Sra && get_field(a, w - 1, 1) == 1;
-    if s >= w as u64 {
-        if sign {
-            r.fill(u64::MAX);
-        }
-        return;
-    }
-    let s = s as u32;
-    for (i, word) in r.iter_mut().enumerate() {
-        let p = i as u32 * 64;
-        *word = match op {
-            BinOp::Shl if p + 64 <= s => 0,
-            BinOp::Shl if p < s => get_field(a, 0, 64 - (s - p)) << (s - p),
-            BinOp::Shl => get_field(a, p - s, 64),
-            _ => get_field(a, p + s, 64),
-        };
-    }
-    if sign && s > 0 {
-        // Bits from w - s upward become copies of the sign.
-        let from = w - s;
-        let first = (from / 64) as usize;
-        r[first] |= u64::MAX << (from % 64);
-        r[first + 1..].fill(u64::MAX);
-    }
-}
-
 fn binary(op: BinOp, r: &mut [u64], a: &[u64], b: &[u64], w: u32) {
     match op {
-        BinOp::Add | BinOp::Sub => {
-            let sub = op == BinOp::Sub;
-            let mut carry = sub as u128;
-            for i in 0..r.len() {
-                let y = if sub { !b[i] } else { b[i] };
-                let s = a[i] as u128 + y as u128 + carry;
-                r[i] = s as u64;
-                carry = s >> 64;
-            }
-        }
-        BinOp::Mul => {
-            r.fill(0);
-            for i in 0..r.len() {
-                let mut carry = 0u128;
-                for j in 0..r.len() - i {
-                    let t = r[i + j] as u128 + a[i] as u128 * b[j] as u128 + carry;
-                    r[i + j] = t as u64;
-                    carry = t >> 64;
-                }
-            }
-        }
+        BinOp::Add | BinOp::Sub => w_add(r, a, b, op == BinOp::Sub),
+        BinOp::Mul => w_mul(r, a, b),
         BinOp::And | BinOp::Or | BinOp::Xor => {
             for i in 0..r.len() {
                 r[i] = match op {
@@ -109,10 +29,12 @@ fn binary(op: BinOp, r: &mut [u64], a: &[u64], b: &[u64], w: u32) {
                 }
             }
         }
-        BinOp::Shl | BinOp::Shr | BinOp::Sra => shift(r, a, b[0], w, op),
+        BinOp::Shl => w_shift(r, a, b[0], w, SHL),
+        BinOp::Shr => w_shift(r, a, b[0], w, SHR),
+        BinOp::Sra => w_shift(r, a, b[0], w, SRA),
         _ => {
             let signed = matches!(op, BinOp::SLt | BinOp::SLe);
-            let o = compare(a, b, signed, w);
+            let o = w_cmp(a, b, signed, w);
             r[0] = match op {
                 BinOp::Eq => o.is_eq(),
                 BinOp::Ne => o.is_ne(),
@@ -127,14 +49,7 @@ fn unary(op: UnOp, r: &mut [u64], a: &[u64], wa: u32) {
     let n = a.len();
     match op {
         UnOp::Not => (0..n).for_each(|i| r[i] = !a[i]),
-        UnOp::Neg => {
-            let mut carry = 1u128;
-            for i in 0..n {
-                let s = (!a[i]) as u128 + carry;
-                r[i] = s as u64;
-                carry = s >> 64;
-            }
-        }
+        UnOp::Neg => w_neg(r, a),
         UnOp::RedOr => r[0] = a.iter().any(|x| *x != 0) as u64,
         UnOp::RedXor => r[0] = (a.iter().map(|x| x.count_ones()).sum::<u32>() & 1) as u64,
         UnOp::RedAnd => {
@@ -205,16 +120,7 @@ pub(crate) fn eval(p: &Program, op: &WideOp, v: &mut [u64], mem: &[u64], scratch
             }
         }
         WideOp::Extend { a, wa, signed, .. } => {
-            let src = at(v, *a, words_for(*wa));
-            r[..src.len()].copy_from_slice(src);
-            if *signed && get_field(src, wa - 1, 1) == 1 {
-                let first = (wa / 64) as usize;
-                if wa % 64 != 0 {
-                    r[first] |= u64::MAX << (wa % 64);
-                }
-                let from = first + (wa % 64 != 0) as usize;
-                r[from..].fill(u64::MAX);
-            }
+            w_extend(r, at(v, *a, words_for(*wa)), *wa, *signed);
         }
         WideOp::Select {
             idx,
