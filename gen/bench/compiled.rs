@@ -2,9 +2,9 @@
 //! design plus a generated `main`, built with plain `rustc` once per design (cached under
 //! `target/rendergen-tools/bench-rustc/`) and run.
 
-use super::harness::parse;
+use super::harness::run_model;
 use crate::tools::cache::cached_build;
-use crate::tools::{run_tool, ToolError, WorkDir};
+use crate::tools::{run_tool, ToolError};
 use rendergen_hdl::bits::mask64;
 use rendergen_hdl::ir::Design;
 use rendergen_sim::codegen::{generate, Generated};
@@ -99,15 +99,5 @@ pub(crate) fn build(design: &Design) -> Result<PathBuf, ToolError> {
 
 /// Runs the compiled benchmark; returns the loop's seconds and the output hash.
 pub(crate) fn run(design: &Design, cycles: u64, seed: u64) -> Result<(f64, u64), ToolError> {
-    let exe = build(design)?;
-    let dir = WorkDir::new("bench")?;
-    let out = run_tool(
-        Command::new(exe)
-            .arg(seed.to_string())
-            .arg(cycles.to_string()),
-        dir.path(),
-        TIMEOUT,
-    )?
-    .success("compiled model")?;
-    parse("compiled model", &out.stdout, true)
+    run_model(&build(design)?, "compiled model", cycles, seed)
 }

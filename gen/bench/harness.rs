@@ -5,6 +5,7 @@ use crate::tools::{run_tool, ToolError, WorkDir};
 use crate::verilog::top_ports;
 use rendergen_hdl::ir::Design;
 use std::fmt::Write;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -120,6 +121,17 @@ pub(crate) fn run_verilator(
     seed: u64,
 ) -> Result<(f64, u64), ToolError> {
     let exe = verilator_build(design, "bench-verilator", &cpp_harness(design), "-O3")?;
+    run_model(&exe, "verilator model", cycles, seed)
+}
+
+/// Runs a built benchmark executable (arguments: seed, cycles) in a scratch folder; returns
+/// the loop's seconds and the output hash it prints.
+pub(super) fn run_model(
+    exe: &Path,
+    what: &str,
+    cycles: u64,
+    seed: u64,
+) -> Result<(f64, u64), ToolError> {
     let dir = WorkDir::new("bench")?;
     let out = run_tool(
         Command::new(exe)
@@ -128,8 +140,8 @@ pub(crate) fn run_verilator(
         dir.path(),
         TIMEOUT,
     )?
-    .success("verilator model")?;
-    parse("verilator model", &out.stdout, true)
+    .success(what)?;
+    parse(what, &out.stdout, true)
 }
 
 fn testbench(design: &Design) -> String {

@@ -133,9 +133,14 @@ pub fn synth(design: &Design, target: SynthTarget) -> Result<SynthReport, ToolEr
     let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
     let top = top_name(design);
     let read = format!("read_verilog {}", names.join(" "));
+    // The generic target already is the gate netlist `ltp` needs: one synthesis, not two.
+    let path_pass = match target {
+        SynthTarget::Generic => String::new(),
+        _ => format!("design -reset; {read}; synth -flatten -top {top}; "),
+    };
     let script = format!(
         "{read}; {} -top {top}; tee -q -o stat.txt stat; \
-         design -reset; {read}; synth -flatten -top {top}; tee -q -o ltp.txt ltp -noff",
+         {path_pass}tee -q -o ltp.txt ltp -noff",
         target.command()
     );
     run_tool(

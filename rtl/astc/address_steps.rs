@@ -192,7 +192,7 @@ fn level_width(l: u32) -> u32 {
 
 /// Step 5: `footprint = (sc · sqrt_area) >> 16` and `mip = min(floor(log2(footprint)),
 /// coarsest)`; in parallel, the block count of every level that can lie below the mip.
-pub fn step5(m: &mut Module, s: &Step4) -> Step5 {
+pub fn step5(_m: &mut Module, s: &Step4) -> Step5 {
     let footprint = s.sc.mul_full(s.sqrt_area).bits(45, 16);
     let blocks: Vec<Sig> = (0..MAX_MIP)
         .map(|l| blocks_of_level(s.qx, s.nzx, l).mul_full(blocks_of_level(s.qy, s.nzy, l)))
@@ -206,7 +206,7 @@ pub fn step5(m: &mut Module, s: &Step4) -> Step5 {
         height: s.height,
         dx: s.dx,
         dy: s.dy,
-        mip: capped_log2(m, footprint, s.coarsest, MAX_MIP),
+        mip: capped_log2(footprint, s.coarsest, MAX_MIP),
         qx: s.qx,
         nzx: s.nzx,
         level_blocks: cat_lsb_first(&blocks),

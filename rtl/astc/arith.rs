@@ -3,7 +3,7 @@
 //! log2. The long division and the square root run most significant bit first, so a range of
 //! steps can end at any pipeline register and resume after it.
 
-use rendergen_hdl::{cat, lut, Module, Sig};
+use rendergen_hdl::{cat, lut, or_all, Module, Sig};
 
 /// A long division after some of its steps (see [`long_div`]).
 #[derive(Clone, Copy, Debug)]
@@ -118,7 +118,7 @@ pub fn isqrt_steps(n: Sig, hi: u32, lo: u32, state: SqrtState) -> SqrtState {
 /// form a thermometer code, turned into binary without a priority chain (about 10 gate
 /// levels). The result has the width of `max_k`'s binary form.
 #[track_caller]
-pub fn capped_log2(m: &mut Module, x: Sig, cap: Sig, max_k: u32) -> Sig {
+pub fn capped_log2(x: Sig, cap: Sig, max_k: u32) -> Sig {
     let max_k = max_k.min(x.width() - 1);
     let w = 32 - max_k.leading_zeros();
     let above: Vec<Sig> = (1..=max_k)
@@ -136,9 +136,7 @@ pub fn capped_log2(m: &mut Module, x: Sig, cap: Sig, max_k: u32) -> Sig {
                     None => t(s).expect("s <= max_k"),
                 })
                 .collect();
-            runs.into_iter()
-                .reduce(|a, b| a | b)
-                .unwrap_or_else(|| m.lit(0, 1))
+            or_all(runs)
         })
         .collect();
     cat(&bits)

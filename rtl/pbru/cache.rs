@@ -2,7 +2,7 @@
 //! `l0_tcache`): the instruction cache holds 32-byte chunks, the texture cache 16-byte ASTC
 //! blocks. Both are the same direct-mapped generator, [`l0_cache`].
 
-use rendergen_hdl::{Module, Sig};
+use rendergen_hdl::{or_all, Module, Sig};
 
 /// Parameters of [`l0_cache`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,19 +93,14 @@ pub fn l0_cache(
         .enumerate()
         .map(|(k, &key)| {
             let li = index_of(key);
-            let hit = lines_q
-                .iter()
-                .enumerate()
-                .map(|(line, &(valid, tag))| {
-                    let selected = match li {
-                        Some(i) => i.eq(line as u64),
-                        None => m.lit(1, 1),
-                    };
-                    selected & valid & tag.eq(tag_of(key))
-                })
-                .reduce(|a, b| a | b)
-                .expect("one line at least")
-                .named(&format!("{name}_hit{k}"));
+            let hit = or_all(lines_q.iter().enumerate().map(|(line, &(valid, tag))| {
+                let selected = match li {
+                    Some(i) => i.eq(line as u64),
+                    None => m.lit(1, 1),
+                };
+                selected & valid & tag.eq(tag_of(key))
+            }))
+            .named(&format!("{name}_hit{k}"));
             let data = data.read_comb(li.unwrap_or(zero_addr));
             CacheLookup { hit, data }
         })

@@ -55,7 +55,7 @@ fn root_and_log(m: &mut Module) {
     let upper = isqrt_steps(n, 14, 8, start);
     let root = isqrt_steps(n, 7, 0, upper).root;
     m.output("root", root.bits(14, 0));
-    let log = capped_log2(m, n, cap, 14);
+    let log = capped_log2(n, cap, 14);
     m.output("log", log);
 }
 

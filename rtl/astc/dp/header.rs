@@ -6,7 +6,7 @@
 //! weight sequence length.
 
 use super::ise::{range_of, sequence_bits, sequence_bits_const};
-use rendergen_hdl::{cat, index_select, lut, priority_select, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, or_all, priority_select, Module, Sig};
 
 /// The block mode field (bits 10..0) decoded (spec table C.2.8).
 #[derive(Clone, Copy, Debug)]
@@ -179,11 +179,7 @@ pub fn cem_fields(m: &mut Module, block: Sig, weight_bits: Sig, dual: Sig) -> Ce
         choices.push((fits, cat(&[m.lit(q as u64, 5), need.resize(7)])));
     }
     let chosen = priority_select(&choices, m.lit(0, 12));
-    let fits_any = choices
-        .iter()
-        .map(|c| c.0)
-        .reduce(|a, b| a | b)
-        .expect("17 ranges");
+    let fits_any = or_all(choices.iter().map(|c| c.0));
     CemFields {
         parts_m1,
         cem,

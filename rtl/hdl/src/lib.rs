@@ -40,7 +40,7 @@ pub use flatten::FlatNetlist;
 pub use hierarchy::Instance;
 pub use ir::Design;
 pub use logic::{
-    cat, cat_lsb_first, index_select, lowest_index, lowest_set, lut, lut_wide, onehot_mux,
+    cat, cat_lsb_first, index_select, lowest_index, lowest_set, lut, lut_wide, onehot_mux, or_all,
     priority_select, round_robin_pick, select,
 };
 pub use memory::{clog2, Mem};

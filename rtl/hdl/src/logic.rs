@@ -162,16 +162,23 @@ pub fn onehot_mux(onehot: Sig, values: &[Sig]) -> Sig {
             mask & *v
         })
         .collect();
-    terms
-        .into_iter()
-        .reduce(|a, b| a | b)
-        .expect("at least one value")
+    or_all(terms)
 }
 
 /// One-hot vector with only the lowest set bit of `x` (0 if `x` is 0).
 #[track_caller]
 pub fn lowest_set(x: Sig) -> Sig {
     x & (-x)
+}
+
+/// OR of `terms` (all of one width), e.g. "some lane takes it" or "some way hits"; a 1-bit 0
+/// when there are no terms (the identity of OR).
+#[track_caller]
+pub fn or_all(terms: impl IntoIterator<Item = Sig>) -> Sig {
+    let loc = Location::caller();
+    (terms.into_iter())
+        .reduce(|a, b| crate::sig::bin(crate::ir::BinOp::Or, a, b, loc))
+        .unwrap_or_else(|| constant(Bits::zero(1), loc))
 }
 
 /// Round-robin choice: one-hot, the lowest set bit of `mask` strictly above the one-hot `last`,

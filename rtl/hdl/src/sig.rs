@@ -149,7 +149,7 @@ impl Ctx {
     }
 }
 
-fn bin(op: BinOp, a: Sig, b: impl Operand, loc: Loc) -> Sig {
+pub(crate) fn bin(op: BinOp, a: Sig, b: impl Operand, loc: Loc) -> Sig {
     let b = b.into_sig(a.width, loc);
     ctx::with(|c| c.binary(op, a, b, loc))
 }

@@ -44,6 +44,13 @@ impl ReadyDriver {
     pub fn drive(self, ready: Sig) {
         self.wire.drive(ready)
     }
+
+    /// Drives the stream's ready with the OR of `readies`: a producer that offers its item to
+    /// several consumers (each seeing only the items meant for it) is taken when one takes it.
+    #[track_caller]
+    pub fn drive_any(self, readies: impl IntoIterator<Item = Sig>) {
+        self.wire.drive(crate::logic::or_all(readies))
+    }
 }
 
 impl<T: Bundle> Stream<T> {

@@ -3,7 +3,7 @@
 //! two parts the same slot in one cycle (each part owns the slots in its states); the writes are
 //! collected and turned into one `next_when` per register at the end of elaboration.
 
-use rendergen_hdl::{index_select, priority_select, Module, Reg, Sig};
+use rendergen_hdl::{index_select, or_all, priority_select, Module, Reg, Sig};
 
 /// Slot states (`st`, 3 bits).
 pub(super) mod state {
@@ -95,11 +95,7 @@ impl SlotField {
                 r.next(r.q());
                 continue;
             }
-            let any = w
-                .iter()
-                .map(|(e, _)| *e)
-                .reduce(|a, b| a | b)
-                .expect("a write");
+            let any = or_all(w.iter().map(|(e, _)| *e));
             r.next_when(any, priority_select(&w, r.q()));
         }
     }

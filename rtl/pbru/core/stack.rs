@@ -7,7 +7,7 @@
 //! write-back and the intake). A four-word access costs a 4:1 rotation of the words on top of
 //! the banks' own decoders.
 
-use rendergen_hdl::{cat, clog2, index_select, Mem, Module, Sig};
+use rendergen_hdl::{cat, clog2, index_select, or_all, Mem, Module, Sig};
 
 /// Width of the index arithmetic (stack positions, pop bases): wide enough for
 /// `sp + 255` and negative intermediate values that the bounds checks never let through.
@@ -98,10 +98,7 @@ impl StackRam {
             "1 to 4 words"
         );
         for ((row, j), bank) in self.group(slot, base).into_iter().zip(self.banks) {
-            let enable = (words.iter().enumerate())
-                .map(|(k, w)| j.eq(k as u64) & w.enable)
-                .reduce(|a, b| a | b)
-                .expect("a word");
+            let enable = or_all((words.iter().enumerate()).map(|(k, w)| j.eq(k as u64) & w.enable));
             let data: Vec<Sig> = words.iter().map(|w| w.data).collect();
             let data = if data.len() == 1 {
                 data[0]

@@ -4,7 +4,7 @@
 //! the request's slot is still held.
 
 use crate::pbru::ports::{CoreReq, PbruCfg, CREQ_PIPE};
-use rendergen_hdl::{index_select, lut, Module, Sig, Stream};
+use rendergen_hdl::{index_select, lut, or_all, Module, Sig, Stream};
 use rendergen_isa::{Class, Opcode, PipeKind};
 
 /// Entry state: waiting for the memory proxy (IFETCH, TEXREAD, a TEX_DP needing its block).
@@ -80,17 +80,10 @@ impl EntryCtl {
 
     /// Drives every update wire.
     pub fn finish(self, m: &mut Module) {
-        let or = |m: &mut Module, v: &[Sig]| {
-            v.iter()
-                .copied()
-                .reduce(|a, b| a | b)
-                .unwrap_or(m.lit(0, 1))
-        };
         for (e, [free, wait, ready, args]) in self.wires.iter().enumerate() {
-            free.drive(or(m, &self.free[e]));
-            wait.drive(or(m, &self.to_wait[e]));
-            let whens: Vec<Sig> = self.to_ready[e].iter().map(|p| p.0).collect();
-            ready.drive(or(m, &whens));
+            free.drive(or_all(self.free[e].iter().copied()));
+            wait.drive(or_all(self.to_wait[e].iter().copied()));
+            ready.drive(or_all(self.to_ready[e].iter().map(|p| p.0)));
             let mut a = m.lit(0, args.sig().width());
             for (w, v) in &self.to_ready[e] {
                 a = w.mux(*v, a);

@@ -44,12 +44,7 @@ fn sm_lanes(
             // that instance's credit flag whatever the request's `pipe`).
             readies.push(hit & r);
         }
-        ready.drive(
-            readies
-                .into_iter()
-                .reduce(|a, b| a | b)
-                .expect("one instance at least"),
-        );
+        ready.drive_any(readies);
     }
     per_pipe
         .into_iter()

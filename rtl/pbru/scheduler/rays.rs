@@ -4,7 +4,7 @@ use super::mem_proxy::InlineChunk;
 use crate::pbru::cache::CacheLookup;
 use crate::pbru::ports::{PbruCfg, RayIn, RayOut};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
-use rendergen_hdl::{Module, Sig, Stream};
+use rendergen_hdl::{or_all, Module, Sig, Stream};
 
 fn popcount(m: &mut Module, bits: Sig) -> Sig {
     let w = rendergen_hdl::clog2(bits.width() as u64 + 1);
@@ -62,7 +62,7 @@ pub fn intake(
         readies.push(r & chosen.eq(c as u64));
         assigns.push(s);
     }
-    let taken = readies.into_iter().reduce(|a, b| a | b).expect("a core") & go;
+    let taken = or_all(readies) & go;
     ready.drive(taken);
     locked.next(go & !taken);
     held.next(chosen);

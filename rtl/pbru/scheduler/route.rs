@@ -45,12 +45,7 @@ pub fn route(
             lanes.push(lane);
             readies.push(hit & r);
         }
-        ready.drive(
-            readies
-                .into_iter()
-                .reduce(|a, b| a | b)
-                .expect("a destination"),
-        );
+        ready.drive_any(readies);
     }
     let crsp = to_core
         .into_iter()

@@ -43,6 +43,19 @@ fn field_index(names: &[&str], prefix: &str, name: &str) -> Result<usize, TbErro
         .ok_or_else(|| TbError::new(format!("stream `{prefix}` has no field `{name}`")))
 }
 
+/// Positions of the fields `wanted` (in that order) among a stream's field names.
+fn field_positions<const N: usize>(
+    names: &[&str],
+    prefix: &str,
+    wanted: [&str; N],
+) -> Result<[usize; N], TbError> {
+    let mut at = [0; N];
+    for (pos, name) in at.iter_mut().zip(wanted) {
+        *pos = field_index(names, prefix, name)?;
+    }
+    Ok(at)
+}
+
 /// Sends rays on an input stream of `RayIn` (`sm_ray_in`, `ttu_ray_in`).
 pub struct RaySource {
     src: StreamSource,
@@ -56,17 +69,20 @@ impl RaySource {
     pub fn new(sim: &Simulator, prefix: &str, seed: u64, gap: f64) -> Result<RaySource, TbError> {
         let src = StreamSource::new(sim, prefix, seed)?.gap_prob(gap);
         let names = src.fields();
-        let f = |n| field_index(&names, prefix, n);
-        let at = [
-            f("ray_id")?,
-            f("inst_addr")?,
-            f("index")?,
-            f("sp")?,
-            f("stack")?,
-            f("ret_dst")?,
-            f("has_chunk")?,
-            f("chunk")?,
-        ];
+        let at = field_positions(
+            &names,
+            prefix,
+            [
+                "ray_id",
+                "inst_addr",
+                "index",
+                "sp",
+                "stack",
+                "ret_dst",
+                "has_chunk",
+                "chunk",
+            ],
+        )?;
         let widths = (names.iter())
             .map(|n| (sim.inputs().iter().find(|p| p.name == *n)).map_or(0, |p| p.width))
             .collect();
@@ -140,16 +156,19 @@ impl RaySink {
     pub fn new(sim: &Simulator, prefix: &str, seed: u64, stall: f64) -> Result<RaySink, TbError> {
         let sink = StreamSink::new(sim, prefix, seed)?.stall_prob(stall);
         let names = sink.fields();
-        let f = |n| field_index(&names, prefix, n);
-        let at = [
-            f("ray_id")?,
-            f("inst_addr")?,
-            f("index")?,
-            f("sp")?,
-            f("stack")?,
-            f("ret_dst")?,
-            f("reason")?,
-        ];
+        let at = field_positions(
+            &names,
+            prefix,
+            [
+                "ray_id",
+                "inst_addr",
+                "index",
+                "sp",
+                "stack",
+                "ret_dst",
+                "reason",
+            ],
+        )?;
         Ok(RaySink { sink, at })
     }
 
