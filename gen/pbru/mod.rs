@@ -49,7 +49,7 @@ pub struct SimOptions {
 /// The engine: [`pbru_top_with`] with [`pbru_core`] cores.
 pub fn build_engine(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
     pbru_top_with(cfg, &mut |m, _c, to| {
-        pbru_core(m, cfg, to.assign, to.crsp, to.stop_valid, to.stop_slot).into()
+        pbru_core(m, cfg, to.assign, to.crsp, to.stop).into()
     })
 }
 

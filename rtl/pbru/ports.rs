@@ -3,7 +3,8 @@
 //!
 //! # Tags (D3: results are routed by tag)
 //! A pipeline request carries a [`TAG_W`]-bit tag, returned unchanged with its result:
-//! * core request: bit 23 = 0, bits 22..20 core, bits 19..17 slot, bits 15..0 ray id;
+//! * core request: bit 23 = 0, bits 22..20 core, bits 19..17 slot, bit 16 the slot's epoch,
+//!   bits 15..0 ray id;
 //! * SM request: bit 23 = 1, bits 17..16 SM port, bits 15..0 the SM's own tag.
 //!
 //! # Rays
@@ -33,7 +34,7 @@
 //!   directly: `args` words 0..=3 the 128-bit block (word 0 = block bits 31..0), word 4 tx,
 //!   word 5 ty, word 6 format; `imm` the profile.
 
-use rendergen_hdl::bundle;
+use rendergen_hdl::{bundle, Sig};
 /// The ISA crate, re-exported for users of the contract (opcodes, pipeline kinds).
 pub use rendergen_isa as isa;
 use rendergen_isa::{PipeKind, MAX_PIPE_ARGS, MAX_PIPE_RESULTS};
@@ -256,10 +257,12 @@ impl SmResp<u32> {
 //
 // Per core: `assign` (scheduler → core, a `RayIn`; the core picks a free slot), `busy` (core →
 // scheduler, one bit per slot, from registers: the assignment policy counts it), `creq` (core →
-// scheduler), `crsp` (scheduler → core), `stop_valid`/`stop_slot` (scheduler → core, one-cycle
-// command to park a slot's ray, ¶75), `done` (core → scheduler, a `RayOut`). A slot has at most
-// one request outstanding; responses carry the slot and the ray id so a stale answer (for a ray
-// that parked itself meanwhile) is recognised and dropped.
+// scheduler), `crsp` (scheduler → core), `stop_valid`/`stop_slot`/`stop_epoch` (scheduler →
+// core, a [`StopCmd`]), `done` (core → scheduler, a `RayOut`).
+// A slot has at most one request outstanding. Each slot has a one-bit **epoch** that toggles
+// whenever a ray enters it; requests carry it, and answers and stops carry it back, with the slot
+// and the ray id, so an answer or stop meant for an earlier occupant (a ray that parked
+// meanwhile, even the same ray returned to the same slot) is recognised and dropped.
 
 /// `CoreReq::kind`: a pipeline request (`op`, `imm`, `args`).
 pub const CREQ_PIPE: u64 = 0;
@@ -280,12 +283,24 @@ bundle! {
     /// A request from a core's slot. For TEX_DP the scheduler reads the block at `args` word 0
     /// from the L0 texture cache (fetching it if it was evicted) and sends block + coordinates to
     /// ASTC_DP.
-    pub struct CoreReq { pub kind, pub slot, pub ray_id, pub op, pub imm, pub args, pub addr }
+    pub struct CoreReq { pub kind, pub slot, pub ray_id, pub op, pub imm, pub args, pub addr, pub epoch }
+}
+
+/// The scheduler's one-cycle command to park the ray in `slot` (¶75) if the slot is still in
+/// epoch `epoch` (a stop meant for an earlier occupant is dropped).
+#[derive(Clone, Copy, Debug)]
+pub struct StopCmd {
+    /// Command present this cycle.
+    pub valid: Sig,
+    /// Slot.
+    pub slot: Sig,
+    /// Epoch of the occupant to stop.
+    pub epoch: Sig,
 }
 
 bundle! {
-    /// An answer to a core's slot.
-    pub struct CoreResp { pub kind, pub slot, pub ray_id, pub data }
+    /// An answer to a core's slot (for the occupant of epoch `epoch`).
+    pub struct CoreResp { pub kind, pub slot, pub ray_id, pub data, pub epoch }
 }
 
 impl PbruCfg {
@@ -299,6 +314,7 @@ impl PbruCfg {
         CoreReq {
             kind: 2,
             slot: self.slot_w(),
+            epoch: 1,
             ray_id: RAY_ID_W,
             op: 8,
             imm: 8,
@@ -312,6 +328,7 @@ impl PbruCfg {
         CoreResp {
             kind: 2,
             slot: self.slot_w(),
+            epoch: 1,
             ray_id: RAY_ID_W,
             data: CHUNK_W,
         }

@@ -80,7 +80,8 @@ fn with_ports(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<ToCore
 
 /// The PBRU without its cores: the scheduler, slots and caches, with each core's side of the
 /// interface as ports `core{c}_assign` (out), `core{c}_busy` and `core{c}_open` (in), `core{c}_creq` (in),
-/// `core{c}_crsp` (out), `core{c}_stop_valid`, `core{c}_stop_slot` (out), `core{c}_done` (in).
+/// `core{c}_crsp` (out), `core{c}_stop_valid`, `core{c}_stop_slot`, `core{c}_stop_epoch` (out),
+/// `core{c}_done` (in).
 /// Testbenches play the cores; see [`pbru_with`] for the timing and protocol.
 pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
     let slot_w = cfg.slot_w();
@@ -96,9 +97,10 @@ pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
     for (c, t) in to.into_iter().enumerate() {
         m.output_stream(&format!("core{c}_assign"), t.assign);
         m.output_stream(&format!("core{c}_crsp"), t.crsp);
-        m.output(&format!("core{c}_stop_valid"), t.stop_valid);
-        debug_assert_eq!(t.stop_slot.width(), slot_w);
-        m.output(&format!("core{c}_stop_slot"), t.stop_slot);
+        m.output(&format!("core{c}_stop_valid"), t.stop.valid);
+        debug_assert_eq!(t.stop.slot.width(), slot_w);
+        m.output(&format!("core{c}_stop_slot"), t.stop.slot);
+        m.output(&format!("core{c}_stop_epoch"), t.stop.epoch);
     }
 }
 
@@ -173,7 +175,7 @@ pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, El
 /// ```
 pub fn pbru(m: &mut Module, cfg: &PbruCfg) {
     pbru_with(m, cfg, &mut |m, _, t: ToCore| {
-        pbru_core(m, cfg, t.assign, t.crsp, t.stop_valid, t.stop_slot).into()
+        pbru_core(m, cfg, t.assign, t.crsp, t.stop).into()
     })
 }
 

@@ -75,7 +75,6 @@ pub struct Report {
 /// A pending answer.
 struct Answer {
     due: u64,
-    ray_id: u32,
     item: Vec<Bits>,
 }
 
@@ -91,9 +90,8 @@ pub struct Bench {
     done: StreamSink,
     stop_valid: InputId,
     stop_slot: InputId,
+    stop_epoch: InputId,
     busy: OutputId,
-    creq_valid: OutputId,
-    creq_ray: OutputId,
 }
 
 /// The design and a simulator for it.
@@ -126,9 +124,8 @@ impl Bench {
             done,
             stop_valid: s.input("stop_valid").unwrap(),
             stop_slot: s.input("stop_slot").unwrap(),
+            stop_epoch: s.input("stop_epoch").unwrap(),
             busy: s.output("busy").unwrap(),
-            creq_valid: s.output("creq_valid").unwrap(),
-            creq_ray: s.output("creq_ray_id").unwrap(),
             cfg: cfg.clone(),
             mem,
             knobs,
@@ -158,16 +155,18 @@ impl Bench {
 
     /// The scheduler's answer to a request.
     fn answer(&mut self, req: &[Bits], now: u64, report: &mut Report) -> Result<Answer, TbError> {
-        let [kind, slot, ray_id, op, imm, args, addr] = req else {
+        let [kind, slot, ray_id, op, imm, args, addr, epoch] = req else {
             return Err(TbError::new(format!(
                 "creq has fields {:?}",
                 self.creq.fields()
             )));
         };
-        let (kind, ray) = (kind.to_u64(), ray_id.to_u64() as u32);
+        let kind = kind.to_u64();
         *report.requests.entry(kind).or_default() += 1;
-        let resp =
-            |k: u64, data: Bits| vec![Bits::from_u64(k, 2), slot.clone(), ray_id.clone(), data];
+        let resp = |k: u64, data: Bits| {
+            let head = [Bits::from_u64(k, 2), slot.clone(), ray_id.clone()];
+            [&head[..], &[data, epoch.clone()]].concat()
+        };
         let miss = self.rng.chance(self.knobs.miss_prob) as u64 * self.knobs.miss_delay;
         let (due, item) = match kind {
             CREQ_IFETCH => {
@@ -217,7 +216,6 @@ impl Bench {
         };
         Ok(Answer {
             due: now + due,
-            ray_id: ray,
             item,
         })
     }
@@ -248,23 +246,22 @@ impl Bench {
         let wd = Watchdog::new(max_cycles, 0);
         let result = wd.run_until(sim, "every ray to finish", |sim| {
             let now = sim.cycle();
-            // Due answers go to crsp in due order; parked rays return when nothing is in flight.
+            // Due answers go to crsp in due order. Parked rays go back at once, while answers
+            // to their earlier requests may still be due: those carry the slot's earlier epoch
+            // and must be dropped, even when the ray lands in the same slot again.
             answers.sort_by_key(|a| a.due);
             while answers.first().is_some_and(|a| a.due <= now) {
                 let a = answers.remove(0);
                 self.crsp.send_bits(a.item)?;
             }
-            let held = (sim.peek(self.creq_valid) != 0).then(|| sim.peek(self.creq_ray) as u32);
-            let in_flight = |id: u32| held == Some(id) || answers.iter().any(|a| a.ray_id == id);
-            if let Some(i) = parked.iter().position(|r| !in_flight(r.ray_id)) {
-                if self.crsp.is_idle() {
-                    let r = parked.remove(i);
-                    self.send(&r)?;
-                }
+            for r in parked.drain(..) {
+                self.send(&r)?;
             }
             let stop = self.rng.chance(self.knobs.stop_prob);
             sim.poke(self.stop_valid, stop as u64);
             sim.poke(self.stop_slot, self.rng.below(self.cfg.slots as u64));
+            // Either epoch: a stop for the slot's earlier occupant must be dropped.
+            sim.poke(self.stop_epoch, self.rng.below(2));
             self.assign.drive(sim);
             self.crsp.drive(sim);
             self.creq.drive(sim);

@@ -89,7 +89,7 @@ pub struct Tb {
     pub done: Vec<StreamSource>,
     pub assign: Vec<StreamSink>,
     pub busy: Vec<InputId>,
-    pub stop: Vec<(OutputId, OutputId)>,
+    pub stop: Vec<(OutputId, OutputId, OutputId)>,
     pub sm_req: Vec<StreamSource>,
     pub sm_resp: Vec<StreamSink>,
     pub ray_in: [StreamSource; 2],
@@ -99,8 +99,8 @@ pub struct Tb {
     perf: Vec<PerfIds>,
     /// Per cycle, per instance: (SM grant, core grant).
     pub grants: Vec<Vec<(bool, bool)>>,
-    /// Per cycle, per core: the stop command, if any (its slot).
-    pub stops: Vec<Vec<Option<u64>>>,
+    /// Per cycle, per core: the stop command, if any (its slot and epoch).
+    pub stops: Vec<Vec<Option<(u64, u64)>>>,
 }
 
 impl Tb {
@@ -163,8 +163,8 @@ impl Tb {
             stop: cores
                 .clone()
                 .map(|c| {
-                    let v = s.output(&format!("core{c}_stop_valid")).unwrap();
-                    (v, s.output(&format!("core{c}_stop_slot")).unwrap())
+                    let port = |f: &str| s.output(&format!("core{c}_stop_{f}")).unwrap();
+                    (port("valid"), port("slot"), port("epoch"))
                 })
                 .collect(),
             sm_req: (0..cfg.sm_ports)
@@ -196,7 +196,8 @@ impl Tb {
         tb
     }
 
-    /// Queues a core request: kind, slot, ray id, op, imm, args, addr.
+    /// Queues a core request: kind, slot, ray id, op, imm, args, addr. The slot's epoch is the
+    /// ray id's low bit, so [`Tb::protocol`] can check that every answer carries it back.
     #[allow(clippy::too_many_arguments)]
     pub fn send_creq(
         &mut self,
@@ -217,6 +218,7 @@ impl Tb {
             Bits::from_u64(imm as u64, 8),
             words(args, 320),
             Bits::from_u64(addr, 32),
+            Bits::from_u64(ray & 1, 1),
         ];
         self.creq[c].send_bits(item).expect("fits");
     }
@@ -260,7 +262,7 @@ impl Tb {
         each!(drive);
         each!(sample);
         let stops = (self.stop.iter())
-            .map(|(v, s)| (sim.peek(*v) != 0).then(|| sim.peek(*s)))
+            .map(|(v, s, e)| (sim.peek(*v) != 0).then(|| (sim.peek(*s), sim.peek(*e))))
             .collect();
         self.stops.push(stops);
         sim.step();
@@ -296,8 +298,19 @@ impl Tb {
             .collect()
     }
 
-    /// Every sink's protocol check.
+    /// Every sink's protocol check, and every core answer carries its request's epoch (the ray
+    /// id's low bit, see [`Tb::send_creq`]).
     pub fn protocol(&mut self) -> Result<(), TbError> {
+        for (c, sink) in self.crsp.iter().enumerate() {
+            for item in sink.items() {
+                let (ray, epoch) = (item[2].to_u64(), item[4].to_u64());
+                if epoch != ray & 1 {
+                    return Err(TbError::new(format!(
+                        "core {c}: answer for ray {ray} carries epoch {epoch}"
+                    )));
+                }
+            }
+        }
         let sinks: Vec<&StreamSink> = (self.crsp.iter())
             .chain(&self.assign)
             .chain(&self.sm_resp)

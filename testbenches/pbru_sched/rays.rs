@@ -142,7 +142,7 @@ fn l1_miss_notice_parks_the_ray_to_the_ttu() {
     let mut tb = Tb::new(&cfg);
     let run = TestRun::start(&mut tb.sim, "pbru_miss_notice", seed);
     let r: Result<(), TbError> = (|| {
-        tb.send_creq(1, CREQ_IFETCH, 1, 42, 0, 0, &[], 0x2000);
+        tb.send_creq(1, CREQ_IFETCH, 1, 43, 0, 0, &[], 0x2000);
         let mut n = 0;
         while tb.l1_req.items().is_empty() {
             tb.cycle();
@@ -162,33 +162,34 @@ fn l1_miss_notice_parks_the_ray_to_the_ttu() {
         ])?;
         let start = tb.stops.len();
         tb.run(6);
-        let stops: Vec<(usize, usize, u64)> = (tb.stops[start..].iter().enumerate())
+        let stops: Vec<(usize, usize, (u64, u64))> = (tb.stops[start..].iter().enumerate())
             .flat_map(|(t, s)| {
                 s.iter()
                     .enumerate()
                     .filter_map(move |(c, x)| x.map(|slot| (t, c, slot)))
             })
             .collect();
-        if stops.len() != 1 || stops[0].1 != 1 || stops[0].2 != 1 {
+        // Core 1, slot 1, epoch 1 (ray 43's request carried epoch 1).
+        if stops.len() != 1 || stops[0].1 != 1 || stops[0].2 != (1, 1) {
             return Err(TbError::new(format!(
-                "stops (cycle, core, slot): {stops:?}"
+                "stops (cycle, core, (slot, epoch)): {stops:?}"
             )));
         }
         if !tb.crsp[1].items().is_empty() {
             return Err(TbError::new("a missed fetch must not be answered"));
         }
-        tb.done[1].send_bits(done(42, 0, 1))?;
+        tb.done[1].send_bits(done(43, 0, 1))?;
         tb.run(4);
         let ttu: Vec<u64> = tb.ray_out[1]
             .items()
             .iter()
             .map(|i| i[0].to_u64())
             .collect();
-        if ttu != vec![42] || !tb.ray_out[0].items().is_empty() {
+        if ttu != vec![43] || !tb.ray_out[0].items().is_empty() {
             return Err(TbError::new(format!("parked ray went to TTU {ttu:?}")));
         }
         // The entry is free again: a new fetch of that slot is accepted and answered.
-        tb.send_creq(1, CREQ_IFETCH, 1, 43, 0, 0, &[], 0x2000);
+        tb.send_creq(1, CREQ_IFETCH, 1, 44, 0, 0, &[], 0x2000);
         tb.run(6);
         if tb.l1_req.items().len() != 2 {
             return Err(TbError::new("the slot's entry was not freed"));

@@ -225,6 +225,7 @@ pub(super) fn execute(
         ),
         slot: iss.ifetch.mux(iss.slot, c),
         ray_id: iss.ifetch.mux(iss.ray_id, s.ray_id.at(c)),
+        epoch: iss.ifetch.mux(iss.epoch, s.epoch.at(c)),
         op,
         imm: n8,
         addr: iss.ifetch.mux(iss.fetch_addr, port[1]),

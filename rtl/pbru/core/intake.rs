@@ -78,6 +78,8 @@ pub(super) fn intake(
     s.pc.set_at(pick, start, ray.inst_addr + ray.index.zext(32));
     s.sp.set_at(pick, start, count);
     s.ray_id.set_at(pick, start, ray.ray_id);
+    let epoch = s.epoch.at(pick);
+    s.epoch.set_at(pick, start, !epoch);
     s.ret_dst.set_at(pick, start, ray.ret_dst);
     s.chunk.set_at(pick, start, ray.chunk);
     s.straddle.set_at(pick, start, zero);

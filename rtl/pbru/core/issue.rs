@@ -25,6 +25,8 @@ pub(super) struct Issue {
     pub fetch_addr: Sig,
     /// The picked slot's ray.
     pub ray_id: Sig,
+    /// The picked slot's epoch.
+    pub epoch: Sig,
 }
 
 /// What the execute stage holds while the decode stage picks the next instruction.
@@ -139,5 +141,6 @@ pub(super) fn issue(
         ifetch,
         fetch_addr: cat(&[chunk_no, m.lit(0, 5)]),
         ray_id: s.ray_id.at(slot),
+        epoch: s.epoch.at(slot),
     }
 }

@@ -24,7 +24,7 @@ mod retire;
 mod slots;
 mod stack;
 
-use super::ports::{CoreReq, CoreResp, PbruCfg, RayIn, RayOut};
+use super::ports::{CoreReq, CoreResp, PbruCfg, RayIn, RayOut, StopCmd};
 use rendergen_hdl::{cat_lsb_first, Design, ElabErrors, Module, Sig, Stream};
 
 /// Sizes derived from [`PbruCfg`] that every part of the core uses.
@@ -56,10 +56,12 @@ pub struct CoreOut {
 ///   this cycle. The handshake initialises the slot and latches the ray's stack; the words are
 ///   copied into the stack RAM in the background, four per cycle, and the slot runs once its
 ///   copy is done. A slot has at most one request outstanding; `crsp` is always ready, and a
-///   `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id` differs, is
-///   dropped (a ray that parked meanwhile). `stop_valid`/`stop_slot` marks a slot to park: at
-///   once if it waits on a fetch, at its next instruction boundary otherwise; a stop for a slot
-///   still copying its stack in is dropped.
+///   `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id` or `epoch`
+///   differs, is dropped (an answer for a ray that parked meanwhile, even if that ray came back
+///   to the same slot: the slot's epoch toggles at each intake and every request carries it). A
+///   [`StopCmd`] marks a slot to park if its epoch matches: at once if it waits on a fetch, at
+///   its next instruction boundary otherwise; a stop for a slot still copying its stack in is
+///   dropped.
 /// * **Execution:** a decode stage and an execute stage. Decode picks a runnable slot
 ///   round-robin, other than the one in the execute stage, in every cycle in which the execute
 ///   stage is empty or finishes; so with two or more runnable slots one instruction completes
@@ -99,8 +101,7 @@ pub fn pbru_core(
     cfg: &PbruCfg,
     assign: Stream<RayIn>,
     crsp: Stream<CoreResp>,
-    stop_valid: Sig,
-    stop_slot: Sig,
+    stop: StopCmd,
 ) -> CoreOut {
     assert!((1..=8).contains(&cfg.slots), "slots must be 1..=8");
     assert!(
@@ -123,7 +124,8 @@ pub fn pbru_core(
     for w in [&wb, &ld] {
         ram.write4(w.slot, w.base, &w.words);
     }
-    s.stop.set_at(stop_slot, stop_valid, m.lit(1, 1));
+    let stop_mine = stop.valid & s.epoch.at(stop.slot).eq(stop.epoch);
+    s.stop.set_at(stop.slot, stop_mine, m.lit(1, 1));
     response::park(m, &p, &mut s, &answered);
     let load = exec::execute(m, &p, &mut s, ram, req.busy());
     let creq = req.finish(m, load);
@@ -154,7 +156,8 @@ impl From<CoreOut> for super::scheduler::FromCore {
     }
 }
 
-/// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `busy`, `open`,
+/// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `stop_epoch`,
+/// `busy`, `open`,
 /// `creq_*`, `done_*` (for tests).
 ///
 /// ```
@@ -170,9 +173,12 @@ pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
     Design::build_with_params("pbru_core", &params, |m| {
         let assign = m.input_stream::<RayIn>("assign", &cfg.ray_in_shape());
         let crsp = m.input_stream::<CoreResp>("crsp", &cfg.core_resp_shape());
-        let stop_valid = m.input("stop_valid", 1);
-        let stop_slot = m.input("stop_slot", cfg.slot_w());
-        let out = pbru_core(m, cfg, assign, crsp, stop_valid, stop_slot);
+        let stop = StopCmd {
+            valid: m.input("stop_valid", 1),
+            slot: m.input("stop_slot", cfg.slot_w()),
+            epoch: m.input("stop_epoch", 1),
+        };
+        let out = pbru_core(m, cfg, assign, crsp, stop);
         m.output("busy", out.busy);
         m.output("open", out.open);
         m.output_stream("creq", out.creq);

@@ -16,6 +16,8 @@ pub(super) struct ReqLoad {
     pub slot: Sig,
     /// Its ray.
     pub ray_id: Sig,
+    /// The slot's epoch.
+    pub epoch: Sig,
     /// Opcode of a pipeline request.
     pub op: Sig,
     /// Immediate of a pipeline request (8 bits).
@@ -31,6 +33,7 @@ pub(super) struct ReqReg {
     valid: Reg,
     kind: Reg,
     slot: Reg,
+    epoch: Reg,
     ray_id: Reg,
     op: Reg,
     imm: Reg,
@@ -46,6 +49,7 @@ impl ReqReg {
         ReqReg {
             kind: r("kind", s.kind),
             slot: r("slot", s.slot),
+            epoch: r("epoch", s.epoch),
             ray_id: r("ray_id", s.ray_id),
             op: r("op", s.op),
             imm: r("imm", s.imm),
@@ -67,6 +71,7 @@ impl ReqReg {
         let data = CoreReq {
             kind: self.kind.q(),
             slot: self.slot.q(),
+            epoch: self.epoch.q(),
             ray_id: self.ray_id.q(),
             op: self.op.q(),
             imm: self.imm.q(),
@@ -79,6 +84,7 @@ impl ReqReg {
         for (r, v) in [
             (self.kind, load.kind),
             (self.slot, load.slot),
+            (self.epoch, load.epoch),
             (self.ray_id, load.ray_id),
             (self.op, load.op),
             (self.imm, load.imm),

@@ -1,6 +1,7 @@
 //! Answers from the scheduler (`crsp`): a chunk is stored in its slot, a texture-ready notice
 //! moves the slot past its TEX_READ, a pipeline result is pushed whole (a four-word write) in the
-//! cycle it arrives. Answers that match no waiting request (wrong state or ray id) are dropped.
+//! cycle it arrives. Answers that match no waiting request (wrong state, ray id or epoch) are
+//! dropped.
 //! Also the per-slot wait counters and the parking of slots whose fetch takes too long or that
 //! the scheduler stopped.
 
@@ -34,7 +35,7 @@ pub(super) fn responses(
     let (take, d, ready) = crsp.split();
     ready.drive(m.lit(1, 1));
     let st = s.st.at(d.slot);
-    let mine = take & s.ray_id.at(d.slot).eq(d.ray_id);
+    let mine = take & s.ray_id.at(d.slot).eq(d.ray_id) & s.epoch.at(d.slot).eq(d.epoch);
     let chunk = (mine & d.kind.eq(CRSP_CHUNK) & st.eq(state::WFETCH)).named("crsp_chunk_hit");
     let tex = (mine & d.kind.eq(CRSP_TEXREADY) & st.eq(state::WTEX)).named("crsp_tex_hit");
     let pipe = (mine & d.kind.eq(CRSP_PIPE) & st.eq(state::WPIPE)).named("crsp_pipe_hit");

@@ -111,6 +111,9 @@ pub(super) struct Slots {
     pub sp: SlotField,
     /// The ray's id.
     pub ray_id: SlotField,
+    /// Toggles at each intake: requests carry it, answers and stops for an earlier occupant
+    /// (whose epoch differs) are dropped.
+    pub epoch: SlotField,
     /// Where the ray returns (0 SM, 1 TTU).
     pub ret_dst: SlotField,
     /// The chunk held: `pc`'s chunk, or the next one when `straddle`.
@@ -155,6 +158,7 @@ impl Slots {
             pc: f(m, "pc", 32, None),
             sp: f(m, "sp", sp_w, Some(0)),
             ray_id: f(m, "ray_id", 16, None),
+            epoch: f(m, "epoch", 1, Some(0)),
             ret_dst: f(m, "ret_dst", 1, None),
             chunk: f(m, "chunk", 256, None),
             carry: f(m, "carry", 32, None),
@@ -185,6 +189,7 @@ impl Slots {
             self.pc,
             self.sp,
             self.ray_id,
+            self.epoch,
             self.ret_dst,
             self.chunk,
             self.carry,

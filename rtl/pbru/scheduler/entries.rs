@@ -37,6 +37,8 @@ pub struct Entry {
     pub args: Sig,
     /// Ray id of the requesting slot.
     pub ray_id: Sig,
+    /// Epoch of the requesting slot.
+    pub epoch: Sig,
     /// Address (IFETCH, TEXREAD).
     pub addr: Sig,
 }
@@ -145,6 +147,7 @@ pub fn collect(
             let op = reg(m, "op", 8, d.op);
             let imm = reg(m, "imm", 8, d.imm);
             let ray_id = reg(m, "ray_id", shape.ray_id, d.ray_id);
+            let epoch = reg(m, "epoch", shape.epoch, d.epoch);
             let addr = reg(m, "addr", shape.addr, d.addr);
             let args = m.reg(&format!("{n}_args"), shape.args);
             args.next_when(capture | w[2].sig(), capture.mux(d.args, w[3].sig()));
@@ -170,6 +173,7 @@ pub fn collect(
                 imm,
                 args: args.q(),
                 ray_id,
+                epoch,
                 addr,
             });
             ctl.free.push(Vec::new());

@@ -71,7 +71,7 @@ pub fn dispatch(
                 m.lit(0, 1),
                 m.lit(e.core as u64, 3),
                 m.lit(e.slot as u64, 3),
-                m.lit(0, 1),
+                e.epoch,
                 e.ray_id,
             ]);
             pack(&PipeReq {

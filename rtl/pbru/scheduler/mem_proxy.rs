@@ -4,7 +4,7 @@
 use super::entries::{Entry, EntryCtl};
 use crate::pbru::cache::{l0_cache, CacheCfg, CacheLookup};
 use crate::pbru::ports::{
-    CoreResp, L1Req, L1Resp, PbruCfg, ADDR_W, BLOCK_W, CHUNK_W, CREQ_IFETCH, CREQ_PIPE,
+    CoreResp, L1Req, L1Resp, PbruCfg, StopCmd, ADDR_W, BLOCK_W, CHUNK_W, CREQ_IFETCH, CREQ_PIPE,
     CREQ_TEXREAD,
 };
 use crate::stream::fifo::{fifo, FifoCfg};
@@ -34,8 +34,8 @@ pub struct ProxyOut {
     pub l1_req: Stream<L1Req>,
     /// Per core: answers (chunks, texture-ready notices).
     pub answers: Vec<Stream<CoreResp>>,
-    /// Per core: the one-cycle stop command and its slot (registered).
-    pub stops: Vec<(Sig, Sig)>,
+    /// Per core: the one-cycle stop command (registered).
+    pub stops: Vec<StopCmd>,
 }
 
 /// The TEX_DP words the ASTC_DP slot takes: block, then tx, ty, format (args words 1..=3).
@@ -95,6 +95,7 @@ pub fn mem_proxy(
     let l_addr = by_id(&|e| e.addr);
     let l_args = by_id(&|e| e.args);
     let l_ray = by_id(&|e| e.ray_id);
+    let l_epoch = by_id(&|e| e.epoch);
     let l_answer = (lv & !ld.miss & l_kind.ne(CREQ_PIPE)).named("l1_answers");
     let l_ifill = lv & !ld.miss & l_kind.eq(CREQ_IFETCH);
 
@@ -237,6 +238,7 @@ pub fn mem_proxy(
     let (i_kind, t_kind) = (m.lit(CREQ_IFETCH, 2), m.lit(CREQ_TEXREAD, 2));
     let (i_slot, t_slot) = (onehot_mux(ip, &slot_consts), onehot_mux(tp, &slot_consts));
     let (i_ray, t_ray) = (sel(ip, &|e| e.ray_id), sel(tp, &|e| e.ray_id));
+    let (i_epoch, t_epoch) = (sel(ip, &|e| e.epoch), sel(tp, &|e| e.epoch));
 
     let mut answers = Vec::new();
     let mut stops = Vec::new();
@@ -256,6 +258,7 @@ pub fn mem_proxy(
         let kind = reg(m, "kind", pick3(l_kind, i_kind, t_kind));
         let slot = reg(m, "slot", pick3(l_slot, i_slot, t_slot));
         let ray_id = reg(m, "ray_id", pick3(l_ray, i_ray, t_ray));
+        let epoch = reg(m, "epoch", pick3(l_epoch, i_epoch, t_epoch));
         let (s, ready) = Stream::offer(
             m,
             &format!("answer{c}"),
@@ -263,6 +266,7 @@ pub fn mem_proxy(
             CoreResp {
                 kind,
                 slot,
+                epoch,
                 ray_id,
                 data,
             },
@@ -271,10 +275,16 @@ pub fn mem_proxy(
         answers.push(s);
         let stop_v = m.reg(&format!("stop{c}_valid"), 1).reset(0);
         let stop_s = m.reg(&format!("stop{c}_slot"), shape.slot);
+        let stop_e = m.reg(&format!("stop{c}_epoch"), 1);
         let stop_now = l_fire & ld.miss & l_core.eq(c as u64);
         stop_v.next(stop_now);
         stop_s.next_when(stop_now, l_slot);
-        stops.push((stop_v.q(), stop_s.q()));
+        stop_e.next_when(stop_now, l_epoch);
+        stops.push(StopCmd {
+            valid: stop_v.q(),
+            slot: stop_s.q(),
+            epoch: stop_e.q(),
+        });
     }
     ProxyOut {
         intake_chunk,

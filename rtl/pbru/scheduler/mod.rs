@@ -15,7 +15,7 @@ pub use issue::PerfCounters;
 
 use crate::pbru::cache::CacheLookup;
 use crate::pbru::ports::{
-    CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp, CHUNK_W,
+    CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp, StopCmd, CHUNK_W,
 };
 use rendergen_hdl::{Module, Sig, Stream};
 use rendergen_isa::PipeKind;
@@ -38,10 +38,8 @@ pub struct ToCore {
     pub assign: Stream<RayIn>,
     /// Answers and results.
     pub crsp: Stream<CoreResp>,
-    /// One-cycle command: park the ray of `stop_slot` (¶75).
-    pub stop_valid: Sig,
-    /// The slot to park.
-    pub stop_slot: Sig,
+    /// One-cycle command: park the ray of a slot (¶75).
+    pub stop: StopCmd,
 }
 
 /// The scheduler's outside inputs.
@@ -152,12 +150,7 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         .into_iter()
         .zip(crsps)
         .zip(proxy.stops)
-        .map(|((assign, crsp), (stop_valid, stop_slot))| ToCore {
-            assign,
-            crsp,
-            stop_valid,
-            stop_slot,
-        })
+        .map(|((assign, crsp), stop)| ToCore { assign, crsp, stop })
         .collect();
     SchedOut {
         sm_ray_out,

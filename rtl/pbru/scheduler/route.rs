@@ -26,6 +26,7 @@ pub fn route(
             let rsp = CoreResp {
                 kind: m.lit(CRSP_PIPE, 2),
                 slot: d.tag.slice(17, slot_w),
+                epoch: d.tag.bit(16),
                 ray_id: d.tag.slice(0, 16),
                 data: d.data.zext(CHUNK_W),
             };
