@@ -102,12 +102,22 @@ pub(crate) fn eval(p: &Program, op: &WideOp, v: &mut [u64], mem: &[u64], scratch
         WideOp::Concat { parts, .. } => {
             let mut lo = 0;
             for &(s, pw) in parts.iter().rev() {
-                let src = at(v, s, words_for(pw));
-                let mut done = 0;
-                while done < pw {
-                    let k = (pw - done).min(64);
-                    or_field(r, lo + done, k, get_field(src, done, k));
-                    done += k;
+                if pw <= 64 {
+                    // A one-word part (its bits above `pw` are zero).
+                    or_field(r, lo, pw, v[s as usize]);
+                } else if lo % 64 == 0 {
+                    // Word-aligned: the words as they are (`r` is zero there; the top word's
+                    // bits above the part are zero).
+                    let (at_word, nw) = ((lo / 64) as usize, words_for(pw));
+                    r[at_word..at_word + nw].copy_from_slice(at(v, s, nw));
+                } else {
+                    let src = at(v, s, words_for(pw));
+                    let mut done = 0;
+                    while done < pw {
+                        let k = (pw - done).min(64);
+                        or_field(r, lo + done, k, get_field(src, done, k));
+                        done += k;
+                    }
                 }
                 lo += pw;
             }

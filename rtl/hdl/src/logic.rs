@@ -154,10 +154,11 @@ pub fn onehot_mux(onehot: Sig, values: &[Sig]) -> Sig {
         .enumerate()
         .map(|(i, v)| {
             let b = onehot.slice(i as u32, 1);
+            // One bit replicated is its sign extension: one node, not a `width`-part concat.
             let mask = if width == 1 {
                 b
             } else {
-                cat_at(&vec![b; width as usize], loc)
+                b.extend_at(width, true, loc)
             };
             mask & *v
         })

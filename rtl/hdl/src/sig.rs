@@ -275,7 +275,7 @@ impl Sig {
         })
     }
 
-    fn extend_at(self, width: u32, signed: bool, loc: Loc) -> Sig {
+    pub(crate) fn extend_at(self, width: u32, signed: bool, loc: Loc) -> Sig {
         if width == self.width {
             return self;
         }
