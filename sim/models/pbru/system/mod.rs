@@ -43,25 +43,27 @@ fn field_index(names: &[&str], prefix: &str, name: &str) -> Result<usize, TbErro
         .ok_or_else(|| TbError::new(format!("stream `{prefix}` has no field `{name}`")))
 }
 
-/// Positions of the fields `wanted` (in that order) among a stream's field names.
+/// The fields both ray streams carry, first in [`RaySource`]'s and [`RaySink`]'s positions.
+const RAY_FIELDS: [&str; 6] = ["ray_id", "inst_addr", "index", "sp", "stack", "ret_dst"];
+
+/// Positions of the fields [`RAY_FIELDS`] then `more` among a ray stream's field names.
 fn field_positions<const N: usize>(
     names: &[&str],
     prefix: &str,
-    wanted: [&str; N],
-) -> Result<[usize; N], TbError> {
-    let mut at = [0; N];
-    for (pos, name) in at.iter_mut().zip(wanted) {
-        *pos = field_index(names, prefix, name)?;
-    }
-    Ok(at)
+    common: [&str; 6],
+    more: [&str; N],
+) -> Result<Vec<usize>, TbError> {
+    (common.iter().chain(&more))
+        .map(|name| field_index(names, prefix, name))
+        .collect()
 }
 
 /// Sends rays on an input stream of `RayIn` (`sm_ray_in`, `ttu_ray_in`).
 pub struct RaySource {
     src: StreamSource,
     widths: Vec<u32>,
-    /// Field positions: ray_id, inst_addr, index, sp, stack, ret_dst, has_chunk, chunk.
-    at: [usize; 8],
+    /// Field positions: [`RAY_FIELDS`], has_chunk, chunk.
+    at: Vec<usize>,
 }
 
 impl RaySource {
@@ -69,20 +71,7 @@ impl RaySource {
     pub fn new(sim: &Simulator, prefix: &str, seed: u64, gap: f64) -> Result<RaySource, TbError> {
         let src = StreamSource::new(sim, prefix, seed)?.gap_prob(gap);
         let names = src.fields();
-        let at = field_positions(
-            &names,
-            prefix,
-            [
-                "ray_id",
-                "inst_addr",
-                "index",
-                "sp",
-                "stack",
-                "ret_dst",
-                "has_chunk",
-                "chunk",
-            ],
-        )?;
+        let at = field_positions(&names, prefix, RAY_FIELDS, ["has_chunk", "chunk"])?;
         let widths = (names.iter())
             .map(|n| (sim.inputs().iter().find(|p| p.name == *n)).map_or(0, |p| p.width))
             .collect();
@@ -147,8 +136,8 @@ impl RaySource {
 /// Receives rays from an output stream of `RayOut` (`sm_ray_out`, `ttu_ray_out`).
 pub struct RaySink {
     sink: StreamSink,
-    /// Field positions: ray_id, inst_addr, index, sp, stack, ret_dst, reason.
-    at: [usize; 7],
+    /// Field positions: [`RAY_FIELDS`], reason.
+    at: Vec<usize>,
 }
 
 impl RaySink {
@@ -156,19 +145,7 @@ impl RaySink {
     pub fn new(sim: &Simulator, prefix: &str, seed: u64, stall: f64) -> Result<RaySink, TbError> {
         let sink = StreamSink::new(sim, prefix, seed)?.stall_prob(stall);
         let names = sink.fields();
-        let at = field_positions(
-            &names,
-            prefix,
-            [
-                "ray_id",
-                "inst_addr",
-                "index",
-                "sp",
-                "stack",
-                "ret_dst",
-                "reason",
-            ],
-        )?;
+        let at = field_positions(&names, prefix, RAY_FIELDS, ["reason"])?;
         Ok(RaySink { sink, at })
     }
 
@@ -189,7 +166,7 @@ impl RaySink {
 
     /// Takes the rays received since the last call.
     pub fn take(&mut self) -> Result<Vec<Returned>, TbError> {
-        let at = self.at;
+        let at = &self.at;
         (self.sink.take_items().into_iter())
             .map(|item| {
                 let g = |i: usize| item[at[i]].to_u64() as u32;
