@@ -120,17 +120,17 @@ pub fn step2(m: &mut Module, s: &Step1) -> Rooting {
     }
 }
 
-/// Step 3: square-root bits 7..4; size divisions for bits 6..3.
-pub fn step3(_m: &mut Module, s: &Rooting) -> Rooting {
+/// The square root continued for bits `root.0..=root.1` and both size divisions for bits
+/// `div.0..=div.1`, from where `s` left them.
+fn continue_rooting(s: &Rooting, root: (u32, u32), div: (u32, u32)) -> Rooting {
     let state = SqrtState {
         root: s.root,
         rem: s.root_rem,
     };
-    let sqrt = isqrt_steps(s.area_low, 7, 4, state);
-    let x = LongDiv::at(s.x_rem, s.qx, s.nzx).resume(s.width, s.dx, 6, 3);
-    let y = LongDiv::at(s.y_rem, s.qy, s.nzy).resume(s.height, s.dy, 6, 3);
+    let sqrt = isqrt_steps(s.area_low, root.0, root.1, state);
+    let x = LongDiv::at(s.x_rem, s.qx, s.nzx).resume(s.width, s.dx, div.0, div.1);
+    let y = LongDiv::at(s.y_rem, s.qy, s.nzy).resume(s.height, s.dy, div.0, div.1);
     Rooting {
-        area_low: s.area_low.bits(7, 0),
         root: sqrt.root,
         root_rem: sqrt.rem,
         x_rem: x.rem,
@@ -143,31 +143,33 @@ pub fn step3(_m: &mut Module, s: &Rooting) -> Rooting {
     }
 }
 
+/// Step 3: square-root bits 7..4; size divisions for bits 6..3.
+pub fn step3(_m: &mut Module, s: &Rooting) -> Rooting {
+    Rooting {
+        area_low: s.area_low.bits(7, 0),
+        ..continue_rooting(s, (7, 4), (6, 3))
+    }
+}
+
 /// Step 4: square-root bits 3..0; size divisions for bits 2..0.
 pub fn step4(_m: &mut Module, s: &Rooting) -> Step4 {
-    let state = SqrtState {
-        root: s.root,
-        rem: s.root_rem,
-    };
-    let sqrt = isqrt_steps(s.area_low, 3, 0, state);
-    let x = LongDiv::at(s.x_rem, s.qx, s.nzx).resume(s.width, s.dx, 2, 0);
-    let y = LongDiv::at(s.y_rem, s.qy, s.nzy).resume(s.height, s.dy, 2, 0);
+    let r = continue_rooting(s, (3, 0), (2, 0));
     Step4 {
-        tag: s.tag,
-        base: s.base,
-        uf: s.uf,
-        vf: s.vf,
-        sc: s.sc,
-        width: s.width,
-        height: s.height,
-        dx: s.dx,
-        dy: s.dy,
-        coarsest: s.coarsest,
-        sqrt_area: sqrt.root.bits(14, 0),
-        qx: x.quot,
-        nzx: x.nonzero,
-        qy: y.quot,
-        nzy: y.nonzero,
+        tag: r.tag,
+        base: r.base,
+        uf: r.uf,
+        vf: r.vf,
+        sc: r.sc,
+        width: r.width,
+        height: r.height,
+        dx: r.dx,
+        dy: r.dy,
+        coarsest: r.coarsest,
+        sqrt_area: r.root.bits(14, 0),
+        qx: r.qx,
+        nzx: r.nzx,
+        qy: r.qy,
+        nzy: r.nzy,
     }
 }
 
