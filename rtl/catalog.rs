@@ -54,6 +54,15 @@ const fn p(name: &'static str, default: u64, min: u64, max: u64, doc: &'static s
 
 const WIDTH: ParamSpec = p("width", 32, 1, 4096, "payload width in bits");
 const LANES: ParamSpec = p("n", 4, 1, 64, "number of lanes");
+const DEPTH: ParamSpec = p("depth", 256, 1, 1 << 20, "words");
+
+/// The RAM configuration from the values of `[WIDTH, DEPTH]`.
+fn ram_cfg(v: &[u64]) -> RamCfg {
+    RamCfg {
+        width: v[0] as u32,
+        depth: v[1] as u32,
+    }
+}
 
 /// The widget library among [`GENERATORS`]: the stream and memory widgets every testbench,
 /// the demonstration and the cross-engine check cover.
@@ -124,24 +133,14 @@ pub static GENERATORS: &[GeneratorSpec] = &[
     GeneratorSpec {
         name: "ram_1r1w",
         doc: "RAM with one write and one synchronous read port",
-        params: &[WIDTH, p("depth", 256, 1, 1 << 20, "words")],
-        build: |v| {
-            ram_1r1w(&RamCfg {
-                width: v[0] as u32,
-                depth: v[1] as u32,
-            })
-        },
+        params: &[WIDTH, DEPTH],
+        build: |v| ram_1r1w(&ram_cfg(v)),
     },
     GeneratorSpec {
         name: "ram_2p",
         doc: "true dual-port RAM, synchronous read-first ports a and b",
-        params: &[WIDTH, p("depth", 256, 1, 1 << 20, "words")],
-        build: |v| {
-            ram_2p(&RamCfg {
-                width: v[0] as u32,
-                depth: v[1] as u32,
-            })
-        },
+        params: &[WIDTH, DEPTH],
+        build: |v| ram_2p(&ram_cfg(v)),
     },
     GeneratorSpec {
         name: "credit_counter",
