@@ -24,7 +24,10 @@ fn onehot_mux_of_wide_values_builds_no_wide_concatenation() {
     })
     .unwrap();
     let parts = concat_parts(&d);
-    assert!(parts < 16, "{parts} concatenation parts for a 4-lane 256-bit one-hot mux");
+    assert!(
+        parts < 16,
+        "{parts} concatenation parts for a 4-lane 256-bit one-hot mux"
+    );
 }
 
 #[test]
