@@ -157,8 +157,7 @@ impl From<CoreOut> for super::scheduler::FromCore {
 }
 
 /// Stand-alone core with ports `assign_*`, `crsp_*`, `stop_valid`, `stop_slot`, `stop_epoch`,
-/// `busy`, `open`,
-/// `creq_*`, `done_*` (for tests).
+/// `busy`, `open`, `creq_*`, `done_*` (for tests).
 ///
 /// ```
 /// use rendergen_rtl::pbru::{core::pbru_core_top, ports::PbruCfg};
