@@ -158,3 +158,44 @@ fn bad_programs_return_their_error_like_the_interpreter() {
     );
     assert_eq!(r.rays_out, 4);
 }
+
+/// The long stress (`pbru.md` T-STRESS, issue §4): 4000 mixed rays (ALU, texture,
+/// call-outs, inline and by-address programs) under random SM traffic on every pipeline,
+/// back-pressure on ray intake and return, and L1 misses beyond MISS_THRESH on every texture
+/// block and on the texture program's second chunk, so rays park, resume, and land in slots
+/// whose earlier occupants still have answers in flight. The system's watchdog fails the run if
+/// nothing moves for `hang_cycles`; every ray must return exactly once (a second return or an
+/// unknown ray is a mismatch) and equal the interpreter's result.
+#[test]
+fn long_random_stress_with_sm_traffic_misses_and_back_pressure() {
+    let seed = seed_from_env_or(16);
+    let n = 4000;
+    let (mem, rays) = workload(Workload::Mixed, n, seed);
+    let mut l1 = L1Cfg {
+        latency: 9,
+        ..L1Cfg::default()
+    };
+    for b in 0..32 {
+        l1.misses.insert((TEXTURE_BASE + b) * 16, 150);
+    }
+    l1.misses.insert(program_addr(0) + 32, 150);
+    let sys = SystemCfg {
+        seed,
+        l1,
+        ray_gap: 0.2,
+        out_stall: 0.3,
+        sm_load: SmLoad {
+            prob: 0.2,
+            ..SmLoad::default()
+        },
+        ..SystemCfg::default()
+    };
+    let r = run("pbru_system_stress", mem, &rays, sys);
+    assert_eq!(
+        (r.rays_in, r.rays_out, r.unchecked),
+        (n as u64, n as u64, 0)
+    );
+    assert!(r.parked > 0, "no ray parked");
+    assert!(r.callouts > 0, "no call-out");
+    assert!(r.sm_results > 100, "{} SM results", r.sm_results);
+}
