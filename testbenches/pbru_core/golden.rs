@@ -3,18 +3,8 @@
 use rendergen_hdl::Bits;
 use rendergen_rtl::pbru::ports::isa::{RayError, Reason};
 use rendergen_sim::kit::TbError;
-use rendergen_sim::models::pbru::{run, FinalRay, Machine, Memory, Ray};
+use rendergen_sim::models::pbru::{passes_through, run, FinalRay, Memory, Ray};
 use std::collections::HashMap;
-
-/// Every state (pc, stack) the model passes through from `ray`, before each instruction.
-pub fn trajectory(mem: &Memory, ray: &Ray, depth: u32) -> Vec<(u32, Vec<u32>)> {
-    let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), depth);
-    let mut states = vec![(m.pc, m.stack.clone())];
-    while m.step(mem).is_ok() {
-        states.push((m.pc, m.stack.clone()));
-    }
-    states
-}
 
 /// Decodes a departure and checks it against the model run from the ray's latest entry.
 pub fn check(
@@ -56,11 +46,7 @@ pub fn check(
         };
     }
     if fin.reason == Reason::Parked {
-        let states = trajectory(mem, from, depth);
-        if !states
-            .iter()
-            .any(|(pc, st)| *pc == fin.pc() && *st == fin.stack)
-        {
+        if !passes_through(mem, from, depth, fin.pc(), &fin.stack) {
             return Err(TbError::new(format!(
                 "ray {id} parked off the model's path: {fin:x?}\n  from {from:x?}"
             )));

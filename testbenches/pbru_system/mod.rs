@@ -199,3 +199,36 @@ fn long_random_stress_with_sm_traffic_misses_and_back_pressure() {
     assert!(r.callouts > 0, "no call-out");
     assert!(r.sm_results > 100, "{} SM results", r.sm_results);
 }
+
+/// A ray that parks between two RANDSELs resumes with its PRNG restarted from the seed
+/// (`rtl/isa/ISA.md`: the PRNG state is not part of the ray descriptor), so its second draw
+/// differs from an uninterrupted run. The checker must follow the ray from where it parked
+/// (after checking that the parked state is on the interpreter's path), not report a mismatch.
+#[test]
+fn a_ray_parked_between_two_randsels_is_checked_from_its_park() {
+    let seed = seed_from_env_or(17);
+    let at = 0x4000;
+    // RANDSEL in chunk 0; NOPs up to chunk 1, whose fetch misses beyond MISS_THRESH (the ray
+    // parks there); a second RANDSEL in chunk 1.
+    let draw = "PUSH 1.0q\nPUSH 1.0q\nPUSH 1.0q\nRANDSEL 3\n\
+                CASE\nPUSH 10\nENDCASE\nCASE\nPUSH 20\nENDCASE\nCASE\nPUSH 30\nENDCASE\n";
+    let first = assemble(draw).expect("assembles");
+    let pad = "NOP\n".repeat(32 - first.len() % 32);
+    let program = format!("{draw}{pad}{draw}RAYSTOP");
+    let mut mem = Memory::new();
+    mem.write(at, &assemble(&program).expect("assembles"));
+    let mut l1 = L1Cfg::default();
+    l1.misses
+        .insert(at + 32 * (first.len() as u32 / 32 + 1), 300);
+    let rays: Vec<_> = (0..24)
+        .map(|i| (Ray::new(i, at, vec![]), RayMode::Address, 0))
+        .collect();
+    let sys = SystemCfg {
+        seed,
+        l1,
+        ..SystemCfg::default()
+    };
+    let r = run("pbru_system_randsel_park", mem, &rays, sys);
+    assert_eq!(r.rays_out, 24);
+    assert!(r.parked > 0, "no ray parked");
+}

@@ -83,6 +83,16 @@ impl FinalRay {
     pub fn pc(&self) -> u32 {
         self.inst_addr.wrapping_add(self.index)
     }
+
+    /// The ray sent back in from where it left (a parked ray resent by the TTU).
+    pub fn resumed(&self) -> Ray {
+        Ray {
+            ray_id: self.ray_id,
+            inst_addr: self.inst_addr,
+            index: self.index,
+            stack: self.stack.clone(),
+        }
+    }
 }
 
 /// Why the model has no answer for a ray.
@@ -110,6 +120,20 @@ impl std::fmt::Display for NoAnswer {
             NoAnswer::Undefined { pc, what } => write!(f, "undefined at {pc:#x}: {what}"),
             NoAnswer::StepLimit { pc } => write!(f, "step limit reached at {pc:#x}"),
             NoAnswer::BadCallOut(e) => write!(f, "bad call-out: {e}"),
+        }
+    }
+}
+
+/// Does the interpreter, running `ray` until it leaves the core, stand at `pc` with `stack`
+/// before one of its instructions? A parked ray must have left at such a state.
+pub fn passes_through(mem: &Memory, ray: &Ray, stack_depth: u32, pc: u32, stack: &[u32]) -> bool {
+    let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), stack_depth);
+    loop {
+        if m.pc == pc && m.stack == stack {
+            return true;
+        }
+        if m.step(mem).is_err() {
+            return false;
         }
     }
 }

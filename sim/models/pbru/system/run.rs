@@ -2,7 +2,7 @@
 //! TTU, call-out → SM, finished → scoreboard), and the check of each finished ray against the
 //! golden model ([`golden`](super::super::golden)).
 
-use super::super::{golden, FinalRay, Memory, NoAnswer, Ray};
+use super::super::{golden, passes_through, FinalRay, Memory, NoAnswer, Ray};
 use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
 use crate::engine::{OutputId, Simulator};
 use crate::kit::TbError;
@@ -90,6 +90,8 @@ pub struct System {
     /// The L1 (owns the memory).
     pub l1: L1,
     expected: HashMap<u32, Result<(FinalRay, u32), NoAnswer>>,
+    /// Each ray as it last entered the engine (sent, resent after a park or a call-out).
+    entered: HashMap<u32, Ray>,
     finished: HashMap<u32, FinalRay>,
     perf: Vec<(String, [OutputId; 3])>,
     report: Report,
@@ -118,6 +120,7 @@ impl System {
             ttu: Ttu::new(sim, s ^ 0x77, cfg.out_stall)?,
             l1: L1::new(sim, mem, cfg.l1.clone(), s ^ 0x99)?,
             expected: HashMap::new(),
+            entered: HashMap::new(),
             finished: HashMap::new(),
             perf,
             report: Report::default(),
@@ -134,6 +137,7 @@ impl System {
         let depth = self.sm.input.stack_depth();
         self.expected
             .insert(ray.ray_id, golden(&self.l1.mem, ray, depth));
+        self.entered.insert(ray.ray_id, ray.clone());
         self.report.rays_in += 1;
         self.sm.send(&self.l1.mem, ray, mode, ret_dst)
     }
@@ -145,13 +149,38 @@ impl System {
         }
     }
 
+    /// A parked ray: its state must be one the interpreter passes through from where the ray
+    /// last entered; from there on it is checked as a new entry. (Its PRNG restarts from the
+    /// seed when it is resent, `rtl/isa/ISA.md`, so the result of an uninterrupted run no
+    /// longer applies after a RANDSEL.)
+    fn rebase_at_park(&mut self, parked: &FinalRay) {
+        let id = parked.ray_id;
+        let depth = self.sm.input.stack_depth();
+        let Some(from) = self.entered.get(&id) else {
+            return self.mismatch(format!("ray {id} parked but was never sent"));
+        };
+        let on_path = passes_through(&self.l1.mem, from, depth, parked.pc(), &parked.stack);
+        if !on_path {
+            let m = format!(
+                "ray {id} parked off the interpreter's path: {parked:?}, entered as {from:?}"
+            );
+            self.mismatch(m);
+        }
+        let resumed = parked.resumed();
+        self.expected
+            .insert(id, golden(&self.l1.mem, &resumed, depth));
+        self.entered.insert(id, resumed);
+    }
+
     /// Routes a returned ray: call-out → SM, parked → TTU, else the scoreboard.
     fn route(&mut self, r: Returned) -> Result<(), TbError> {
         if r.ray.reason == Reason::Parked {
+            self.rebase_at_park(&r.ray);
             self.ttu.hold(r);
             return Ok(());
         }
-        if self.sm.callout(&self.l1.mem, &r)? {
+        if let Some(again) = self.sm.callout(&self.l1.mem, &r)? {
+            self.entered.insert(again.ray_id, again);
             return Ok(());
         }
         let id = r.ray.ray_id;

@@ -51,16 +51,16 @@ impl SmRays {
         self.input.send(ray, ret_dst, chunk)
     }
 
-    /// If `r` is a call-out, runs it and queues the ray again (returns true).
-    pub fn callout(&mut self, mem: &Memory, r: &Returned) -> Result<bool, TbError> {
+    /// If `r` is a call-out, runs it and queues the ray again (returns the ray queued).
+    pub fn callout(&mut self, mem: &Memory, r: &Returned) -> Result<Option<Ray>, TbError> {
         let Some(f) = callout_of(mem, &r.ray) else {
-            return Ok(false);
+            return Ok(None);
         };
         let depth = self.input.stack_depth();
         let ray = resume_after_callout(f, &r.ray, depth).map_err(TbError::new)?;
         self.callouts += 1;
         self.send(mem, &ray, RayMode::Address, r.ret_dst)?;
-        Ok(true)
+        Ok(Some(ray))
     }
 
     /// Phase 1.

@@ -2,11 +2,11 @@
 //! the L1 has the data it waits for, and resends it on `ttu_ray_in`. Finished rays sent to the
 //! TTU (`ret_dst` 1) are handed to the caller.
 
-use super::super::{FinalRay, Memory, Ray};
+use super::super::{FinalRay, Memory};
 use super::{RaySink, RaySource, Returned, L1};
 use crate::engine::Simulator;
 use crate::kit::TbError;
-use rendergen_isa::{Opcode, Reason};
+use rendergen_isa::Opcode;
 
 /// The TTU agent.
 pub struct Ttu {
@@ -67,13 +67,7 @@ impl Ttu {
                 .all(|(a, k)| l1.is_present(*a, *k))
             {
                 let r = self.held.swap_remove(i);
-                let ray = Ray {
-                    ray_id: r.ray.ray_id,
-                    inst_addr: r.ray.inst_addr,
-                    index: r.ray.index,
-                    stack: r.ray.stack,
-                };
-                self.input.send(&ray, r.ret_dst, None)?;
+                self.input.send(&r.ray.resumed(), r.ret_dst, None)?;
             } else {
                 i += 1;
             }
@@ -87,18 +81,11 @@ impl Ttu {
         self.output.drive(sim);
     }
 
-    /// Phase 2: returns the rays received this cycle that are not parked (parked ones are held).
+    /// Phase 2: returns the rays received this cycle (parked ones too: the caller checks them
+    /// and hands them to [`Ttu::hold`]).
     pub fn sample(&mut self, sim: &mut Simulator) -> Result<Vec<Returned>, TbError> {
         self.input.sample(sim);
         self.output.sample(sim);
-        let mut done = Vec::new();
-        for r in self.output.take()? {
-            if r.ray.reason == Reason::Parked {
-                self.hold(r);
-            } else {
-                done.push(r);
-            }
-        }
-        Ok(done)
+        self.output.take()
     }
 }
