@@ -1,5 +1,5 @@
 // Runtime helpers of generated simulators (rendergen-sim `codegen`). This file is pasted
-// verbatim into every generated design, and compiled into rendergen-sim's tests, so it must be
+// verbatim into every generated design, and compiled into rendergen-sim itself, so it must be
 // self-contained (std only). Every helper is `#[inline(always)]` and called with constant
 // widths and constant-length arrays, so the optimiser specialises it at each call site. The
 // interpreter (`sim/engine/wide.rs`) calls the same multi-word helpers, so both backends share

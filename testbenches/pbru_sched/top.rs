@@ -1,7 +1,7 @@
 //! The `pbru` top with the real cores: rays run end to end (inline chunk and L1 fetch, a
 //! pipeline request, SM traffic on the same instance), co-simulation and lint.
 
-use super::{test_fn, to_words, words};
+use super::{small_cfg, test_fn, to_words, words};
 use rendergen_gen::cosim::cosim_both;
 use rendergen_gen::tools::lint;
 use rendergen_hdl::{Bits, Design};
@@ -15,20 +15,11 @@ use rendergen_sim::Simulator;
 /// 2 cores × 1 slot, 8-word stacks, a Schlick and a GGX test pipeline.
 fn tiny() -> PbruCfg {
     PbruCfg {
-        cores: 2,
-        slots: 1,
         stack_depth: 8,
         icache_chunks: 2,
         tcache_blocks: 2,
         miss_thresh: 0,
-        pipes: [(PipeKind::Schlick, 2), (PipeKind::Ggx, 1)]
-            .iter()
-            .map(|&(kind, l)| PipeInst {
-                kind,
-                test_latency: Some(l),
-            })
-            .collect(),
-        ..PbruCfg::default()
+        ..small_cfg(2, 1, &[(PipeKind::Schlick, 2), (PipeKind::Ggx, 1)])
     }
 }
 

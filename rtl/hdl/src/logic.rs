@@ -152,16 +152,7 @@ pub fn onehot_mux(onehot: Sig, values: &[Sig]) -> Sig {
     let terms: Vec<Sig> = values
         .iter()
         .enumerate()
-        .map(|(i, v)| {
-            let b = onehot.slice(i as u32, 1);
-            // One bit replicated is its sign extension: one node, not a `width`-part concat.
-            let mask = if width == 1 {
-                b
-            } else {
-                b.extend_at(width, true, loc)
-            };
-            mask & *v
-        })
+        .map(|(i, v)| onehot.slice(i as u32, 1).repeat_at(width, loc) & *v)
         .collect();
     or_all(terms)
 }

@@ -275,7 +275,7 @@ impl Sig {
         })
     }
 
-    pub(crate) fn extend_at(self, width: u32, signed: bool, loc: Loc) -> Sig {
+    fn extend_at(self, width: u32, signed: bool, loc: Loc) -> Sig {
         if width == self.width {
             return self;
         }
@@ -356,7 +356,11 @@ impl Sig {
     /// `n` copies side by side.
     #[track_caller]
     pub fn repeat(self, n: u32) -> Sig {
-        let loc = Location::caller();
+        self.repeat_at(n, Location::caller())
+    }
+
+    /// [`Sig::repeat`] recorded at `loc`.
+    pub(crate) fn repeat_at(self, n: u32, loc: Loc) -> Sig {
         if self.width == 1 && n > 1 {
             // One bit repeated is its sign extension: one node instead of an n-part concat.
             return self.extend_at(n, true, loc);

@@ -47,13 +47,8 @@ fn field_index(names: &[&str], prefix: &str, name: &str) -> Result<usize, TbErro
 const RAY_FIELDS: [&str; 6] = ["ray_id", "inst_addr", "index", "sp", "stack", "ret_dst"];
 
 /// Positions of the fields [`RAY_FIELDS`] then `more` among a ray stream's field names.
-fn field_positions<const N: usize>(
-    names: &[&str],
-    prefix: &str,
-    common: [&str; 6],
-    more: [&str; N],
-) -> Result<Vec<usize>, TbError> {
-    (common.iter().chain(&more))
+fn field_positions(names: &[&str], prefix: &str, more: &[&str]) -> Result<Vec<usize>, TbError> {
+    (RAY_FIELDS.iter().chain(more))
         .map(|name| field_index(names, prefix, name))
         .collect()
 }
@@ -71,7 +66,7 @@ impl RaySource {
     pub fn new(sim: &Simulator, prefix: &str, seed: u64, gap: f64) -> Result<RaySource, TbError> {
         let src = StreamSource::new(sim, prefix, seed)?.gap_prob(gap);
         let names = src.fields();
-        let at = field_positions(&names, prefix, RAY_FIELDS, ["has_chunk", "chunk"])?;
+        let at = field_positions(&names, prefix, &["has_chunk", "chunk"])?;
         let widths = (names.iter())
             .map(|n| (sim.inputs().iter().find(|p| p.name == *n)).map_or(0, |p| p.width))
             .collect();
@@ -145,7 +140,7 @@ impl RaySink {
     pub fn new(sim: &Simulator, prefix: &str, seed: u64, stall: f64) -> Result<RaySink, TbError> {
         let sink = StreamSink::new(sim, prefix, seed)?.stall_prob(stall);
         let names = sink.fields();
-        let at = field_positions(&names, prefix, RAY_FIELDS, ["reason"])?;
+        let at = field_positions(&names, prefix, &["reason"])?;
         Ok(RaySink { sink, at })
     }
 
