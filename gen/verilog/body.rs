@@ -124,6 +124,20 @@ fn port_list(out: &mut String, def: &ModuleDef, name: &str, plan: &Plan, names: 
     writeln!(out, ");").unwrap();
 }
 
+/// The value of a hardware-enum constant (a `localparam`), if node `id` is one.
+fn localparam_value(def: &ModuleDef, id: NodeId) -> Option<String> {
+    if !def.localparams.contains(&id) {
+        return None;
+    }
+    match &def.node(id).op {
+        Op::Wire(Some(d)) => match &def.node(*d).op {
+            Op::Const(b) => Some(b.to_verilog()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// True when node `id` is declared as a `reg` (assigned in an `always` block).
 fn is_reg(def: &ModuleDef, names: &Names, id: NodeId) -> bool {
     match &def.node(id).op {
@@ -142,6 +156,10 @@ fn declarations(out: &mut String, design: &Design, def: &ModuleDef, plan: &Plan,
         let name = &names.node[id];
         let skip = matches!(node.op, Op::Input(_) | Op::Const(_) | Op::InstOut { .. });
         if !plan.live[id] || names.host[id].is_some() || name.is_empty() || skip {
+            continue;
+        }
+        if let Some(value) = localparam_value(def, id as NodeId) {
+            writeln!(out, "  localparam {}{name} = {value};", range(node.width)).unwrap();
             continue;
         }
         let kind = if is_reg(def, names, id as NodeId) {
@@ -201,6 +219,9 @@ fn logic(out: &mut String, def: &ModuleDef, plan: &Plan, ex: &Exprs) {
     for (id, node) in def.nodes.iter().enumerate() {
         let hidden = names.host[id].is_some() || names.inline[id];
         if !plan.live[id] || hidden || !is_computed(&node.op) {
+            continue;
+        }
+        if localparam_value(def, id as NodeId).is_some() {
             continue;
         }
         let name = &names.node[id];

@@ -67,7 +67,7 @@ pub enum Profiles {
 
 /// A texel request: the block, the texel position in it, and (unless fixed by [`DpCfg`]) the
 /// footprint and profile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Bundle, Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DpReq<T = Sig> {
     /// The 128-bit block, bit 0 = bit 0 of the block's first byte.
     pub block: T,
@@ -98,66 +98,6 @@ impl DpReq<u32> {
             profile: (!matches!(cfg.profiles, Profiles::Only(_))).then_some(2),
             tag: cfg.tag_width,
         }
-    }
-}
-
-impl<T: Copy> DpReq<T> {
-    fn named(&self) -> Vec<(&'static str, Option<T>)> {
-        vec![
-            ("block", Some(self.block)),
-            ("x", Some(self.x)),
-            ("y", Some(self.y)),
-            ("bw", self.bw),
-            ("bh", self.bh),
-            ("profile", self.profile),
-            ("tag", Some(self.tag)),
-        ]
-    }
-}
-
-impl Bundle for DpReq<Sig> {
-    type Shape = DpReq<u32>;
-    fn shape(&self) -> DpReq<u32> {
-        DpReq {
-            block: self.block.width(),
-            x: self.x.width(),
-            y: self.y.width(),
-            bw: self.bw.map(Sig::width),
-            bh: self.bh.map(Sig::width),
-            profile: self.profile.map(Sig::width),
-            tag: self.tag.width(),
-        }
-    }
-    fn layout(s: &DpReq<u32>) -> Vec<(&'static str, u32)> {
-        s.named()
-            .into_iter()
-            .filter_map(|(n, w)| w.map(|w| (n, w)))
-            .collect()
-    }
-    fn from_fields(s: &DpReq<u32>, make: &mut dyn FnMut(&'static str, u32) -> Sig) -> Self {
-        let mut opt = |n: &'static str, w: Option<u32>| w.map(|w| make(n, w));
-        let block = opt("block", Some(s.block)).expect("block");
-        let x = opt("x", Some(s.x)).expect("x");
-        let y = opt("y", Some(s.y)).expect("y");
-        let bw = opt("bw", s.bw);
-        let bh = opt("bh", s.bh);
-        let profile = opt("profile", s.profile);
-        let tag = opt("tag", Some(s.tag)).expect("tag");
-        DpReq {
-            block,
-            x,
-            y,
-            bw,
-            bh,
-            profile,
-            tag,
-        }
-    }
-    fn fields(&self) -> Vec<(&'static str, Sig)> {
-        self.named()
-            .into_iter()
-            .filter_map(|(n, s)| s.map(|s| (n, s)))
-            .collect()
     }
 }
 

@@ -23,24 +23,64 @@
 use crate::ctx;
 use crate::error::ErrorKind;
 use crate::module::{Module, Wire};
+use crate::record::PortPath;
 use crate::sig::Sig;
 use std::fmt::Debug;
 use std::panic::Location;
 
-/// A struct of named signals. Implemented by [`bundle!`](crate::bundle) and by [`Sig`] (one field
-/// called `data`).
+/// A record of signals: `#[derive(Bundle)]` (nested records, arrays, `Vec`s, `Option`s),
+/// [`bundle!`](crate::bundle) (flat), and [`Sig`] itself (one leaf called `data`).
+///
+/// The required methods walk the leaves with their [`PortPath`]; the provided ones are what
+/// generators use: [`Bundle::fields`], [`Bundle::layout`], [`Bundle::from_fields`],
+/// [`Bundle::map_sigs`], [`Bundle::total_width`].
 pub trait Bundle: Sized {
-    /// The field widths, enough to create a value of this bundle.
-    type Shape: Clone + Debug + PartialEq;
+    /// The field widths, enough to create a value of this bundle (`X<u32>` for a derived `X`).
+    type Shape: Clone + Debug + PartialEq + 'static;
     /// The widths of this value's fields.
     fn shape(&self) -> Self::Shape;
-    /// Field names and widths, in declaration order.
-    fn layout(shape: &Self::Shape) -> Vec<(&'static str, u32)>;
-    /// Builds a value by asking `make` for each field.
-    fn from_fields(shape: &Self::Shape, make: &mut dyn FnMut(&'static str, u32) -> Sig) -> Self;
-    /// The field signals, in declaration order.
-    fn fields(&self) -> Vec<(&'static str, Sig)>;
-    /// Total width of all fields.
+    /// Builds a value of `shape`, asking `make` for each leaf (path below `path`, width).
+    fn build(
+        shape: &Self::Shape,
+        path: &mut PortPath,
+        make: &mut dyn FnMut(&PortPath, u32) -> Sig,
+    ) -> Self;
+    /// Calls `f` with each leaf and its path, in declaration order.
+    fn visit(&self, path: &mut PortPath, f: &mut dyn FnMut(&PortPath, Sig));
+    /// Calls `f` with each leaf's path and width, in declaration order.
+    fn visit_shape(shape: &Self::Shape, path: &mut PortPath, f: &mut dyn FnMut(&PortPath, u32));
+
+    /// Leaf names (paths joined by `_`) and widths, in declaration order.
+    fn layout(shape: &Self::Shape) -> Vec<(String, u32)> {
+        let mut out = Vec::new();
+        Self::visit_shape(shape, &mut PortPath::default(), &mut |p, w| {
+            out.push((p.as_str().to_string(), w))
+        });
+        out
+    }
+    /// Builds a value by asking `make` for each leaf (name, width).
+    fn from_fields(shape: &Self::Shape, make: &mut dyn FnMut(&str, u32) -> Sig) -> Self {
+        Self::build(shape, &mut PortPath::default(), &mut |p, w| {
+            make(p.as_str(), w)
+        })
+    }
+    /// The leaf signals with their names, in declaration order.
+    fn fields(&self) -> Vec<(String, Sig)> {
+        let mut out = Vec::new();
+        self.visit(&mut PortPath::default(), &mut |p, s| {
+            out.push((p.as_str().to_string(), s))
+        });
+        out
+    }
+    /// The same record with every leaf replaced by `f(leaf)`.
+    fn map_sigs(&self, mut f: impl FnMut(Sig) -> Sig) -> Self {
+        let fields = self.fields();
+        let mut it = fields.into_iter();
+        Self::from_fields(&self.shape(), &mut |_, _| {
+            f(it.next().expect("one field per leaf").1)
+        })
+    }
+    /// Total width of all leaves.
     fn total_width(shape: &Self::Shape) -> u32 {
         Self::layout(shape).iter().map(|(_, w)| w).sum()
     }
@@ -51,19 +91,80 @@ impl Bundle for Sig {
     fn shape(&self) -> u32 {
         self.width()
     }
-    fn layout(shape: &u32) -> Vec<(&'static str, u32)> {
-        vec![("data", *shape)]
+    fn build(shape: &u32, path: &mut PortPath, make: &mut dyn FnMut(&PortPath, u32) -> Sig) -> Sig {
+        make(path, *shape)
     }
-    fn from_fields(shape: &u32, make: &mut dyn FnMut(&'static str, u32) -> Sig) -> Sig {
-        make("data", *shape)
+    fn visit(&self, path: &mut PortPath, f: &mut dyn FnMut(&PortPath, Sig)) {
+        f(path, *self)
     }
-    fn fields(&self) -> Vec<(&'static str, Sig)> {
-        vec![("data", *self)]
+    fn visit_shape(shape: &u32, path: &mut PortPath, f: &mut dyn FnMut(&PortPath, u32)) {
+        f(path, *shape)
     }
 }
 
-/// Declares a bundle struct generic over its field type (`Sig` by default) and implements
-/// [`Bundle`] for it. See the [module documentation](crate::bundle).
+/// `Bundle` and `Io` for `$name<Sig>` from its `Leaves` implementation (used by the derive and
+/// by [`bundle!`](crate::bundle)).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __bundle_impls {
+    ($name:ident) => {
+        impl $crate::Bundle for $name<$crate::Sig> {
+            type Shape = $name<u32>;
+            fn shape(&self) -> $name<u32> {
+                $crate::record::Leaves::map_leaves(
+                    self,
+                    &mut $crate::record::PortPath::default(),
+                    &mut |_, s: &$crate::Sig| s.width(),
+                )
+            }
+            fn build(
+                shape: &$name<u32>,
+                path: &mut $crate::record::PortPath,
+                make: &mut dyn FnMut(&$crate::record::PortPath, u32) -> $crate::Sig,
+            ) -> Self {
+                $crate::record::Leaves::map_leaves(shape, path, &mut |p, w: &u32| make(p, *w))
+            }
+            fn visit(
+                &self,
+                path: &mut $crate::record::PortPath,
+                f: &mut dyn FnMut(&$crate::record::PortPath, $crate::Sig),
+            ) {
+                $crate::record::Leaves::each_leaf(self, path, &mut |p, s: &$crate::Sig| f(p, *s))
+            }
+            fn visit_shape(
+                shape: &$name<u32>,
+                path: &mut $crate::record::PortPath,
+                f: &mut dyn FnMut(&$crate::record::PortPath, u32),
+            ) {
+                $crate::record::Leaves::each_leaf(shape, path, &mut |p, w: &u32| f(p, *w))
+            }
+        }
+        impl $crate::record::Io for $name<$crate::Sig> {
+            type Shape = $name<u32>;
+            fn io_shape(&self) -> $name<u32> {
+                $crate::Bundle::shape(self)
+            }
+            fn make(
+                shape: &$name<u32>,
+                path: &mut $crate::record::PortPath,
+                b: &mut dyn $crate::record::Boundary,
+            ) -> Self {
+                <Self as $crate::Bundle>::build(shape, path, &mut |p, w| b.incoming(p.as_str(), w))
+            }
+            fn take(
+                self,
+                path: &mut $crate::record::PortPath,
+                b: &mut dyn $crate::record::Boundary,
+            ) {
+                $crate::Bundle::visit(&self, path, &mut |p, s| b.outgoing(p.as_str(), s))
+            }
+        }
+    };
+}
+
+/// Declares a flat bundle struct generic over its field type (`Sig` by default) and implements
+/// [`Bundle`] for it. See the [module documentation](crate::bundle); for nested records, arrays
+/// and `Option` fields use `#[derive(Bundle)]` ([`crate::record`]).
 #[macro_export]
 macro_rules! bundle {
     ($(#[$meta:meta])* $vis:vis struct $name:ident {
@@ -73,24 +174,29 @@ macro_rules! bundle {
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         $vis struct $name<T = $crate::Sig> { $($(#[$fmeta])* $fvis $field: T),* }
 
-        impl $crate::Bundle for $name<$crate::Sig> {
-            type Shape = $name<u32>;
-            fn shape(&self) -> $name<u32> {
-                $name { $($field: self.$field.width()),* }
+        impl<T> $crate::record::Leaves<T> for $name<T> {
+            type Of<U> = $name<U>;
+            fn each_leaf(
+                &self,
+                path: &mut $crate::record::PortPath,
+                f: &mut dyn FnMut(&$crate::record::PortPath, &T),
+            ) {
+                $(path.push(stringify!($field)); f(path, &self.$field); path.pop();)*
             }
-            fn layout(s: &$name<u32>) -> Vec<(&'static str, u32)> {
-                vec![$((stringify!($field), s.$field)),*]
-            }
-            fn from_fields(
-                s: &$name<u32>,
-                make: &mut dyn FnMut(&'static str, u32) -> $crate::Sig,
-            ) -> Self {
-                $name { $($field: make(stringify!($field), s.$field)),* }
-            }
-            fn fields(&self) -> Vec<(&'static str, $crate::Sig)> {
-                vec![$((stringify!($field), self.$field)),*]
+            fn map_leaves<U>(
+                &self,
+                path: &mut $crate::record::PortPath,
+                f: &mut dyn FnMut(&$crate::record::PortPath, &T) -> U,
+            ) -> $name<U> {
+                $name { $($field: {
+                    path.push(stringify!($field));
+                    let v = f(path, &self.$field);
+                    path.pop();
+                    v
+                }),* }
             }
         }
+        $crate::__bundle_impls!($name);
     };
 }
 
@@ -104,7 +210,7 @@ pub fn field_port(prefix: &str, field: &str) -> String {
 /// agree.
 pub fn layout_mismatches(
     path: &str,
-    (ours, our_side): (&[(&str, u32)], &str),
+    (ours, our_side): (&[(String, u32)], &str),
     (theirs, their_side): (&[(String, u32)], &str),
 ) -> Vec<String> {
     let mut out = Vec::new();
@@ -180,7 +286,7 @@ impl Module {
     #[track_caller]
     pub fn output_bundle<T: Bundle>(&mut self, name: &str, value: &T) {
         for (f, s) in value.fields() {
-            self.output(&field_port(name, f), s);
+            self.output(&field_port(name, &f), s);
         }
     }
 

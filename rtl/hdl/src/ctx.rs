@@ -24,6 +24,10 @@ pub(crate) struct ModState {
     /// Pure nodes already built, so the same expression built twice is one node (common
     /// subexpressions are shared in the netlist, the simulator and the Verilog).
     pub shared: HashMap<(Op, u32), NodeId>,
+    /// Named blocks entered ([`crate::Module::block`]): local names get their prefix.
+    pub prefix: Vec<String>,
+    /// Hardware-enum constants already made, by `localparam` name.
+    pub enum_consts: HashMap<String, NodeId>,
 }
 
 /// The whole elaboration.
@@ -36,6 +40,8 @@ pub(crate) struct Ctx {
     pub stack: Vec<ModState>,
     pub errors: Vec<ElabError>,
     pub next_uid: u32,
+    /// The output shape of each child definition made by `Module::child`, by module index.
+    pub child_outputs: HashMap<usize, std::rc::Rc<dyn std::any::Any>>,
 }
 
 thread_local! {
@@ -67,6 +73,7 @@ pub(crate) fn begin() -> bool {
             stack: Vec::new(),
             errors: Vec::new(),
             next_uid: 0,
+            child_outputs: HashMap::new(),
         });
         true
     })
@@ -147,6 +154,13 @@ impl Ctx {
 
     /// Claims a local name in the current module; returns a unique variant if taken.
     pub fn unique_local(&mut self, name: &str) -> String {
+        let prefixed;
+        let name = if self.top().prefix.is_empty() {
+            name
+        } else {
+            prefixed = format!("{}_{name}", self.top().prefix.join("_"));
+            &prefixed
+        };
         let names = &mut self.top().local_names;
         match names.get_mut(name) {
             None => {

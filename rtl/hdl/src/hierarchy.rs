@@ -95,9 +95,23 @@ impl Module {
         params: &P,
         build: impl FnOnce(&mut Module),
     ) -> Instance {
-        let loc = Location::caller();
         let params = format!("{params:?}");
         let key = format!("{generator} {params}");
+        let described = format!("{generator} {params}");
+        self.instance_keyed(name, generator, key, described, build)
+    }
+
+    /// [`Module::instance`] with the deduplication key and the header description given.
+    #[track_caller]
+    pub(crate) fn instance_keyed(
+        &mut self,
+        name: &str,
+        generator: &str,
+        key: String,
+        params: String,
+        build: impl FnOnce(&mut Module),
+    ) -> Instance {
+        let loc = Location::caller();
         let existing = ctx::with(|c| c.by_key.get(&key).copied());
         let child = match existing {
             Some(i) => i,
@@ -112,7 +126,7 @@ impl Module {
                     *n += 1;
                     name
                 });
-                let mut child = enter(module_name, format!("{generator} {params}"));
+                let mut child = enter(module_name, params);
                 build(&mut child);
                 let idx = leave();
                 ctx::with(|c| c.by_key.insert(key, idx));
@@ -154,6 +168,11 @@ fn unknown_port(c: &mut ctx::Ctx, inst: &Instance, dir: &str, port: &str, loc: L
 }
 
 impl Instance {
+    /// Index of the instantiated module definition in the design.
+    pub fn child_index(self) -> usize {
+        self.child
+    }
+
     /// Drives input `port` of the instance with `value`.
     #[track_caller]
     pub fn connect(self, port: &str, value: Sig) {

@@ -282,6 +282,9 @@ pub struct ModuleDef {
     pub mems: Vec<Memory>,
     /// Child instances.
     pub insts: Vec<Instance>,
+    /// Named constants (`Wire` nodes driven by a constant) printed as `localparam`s: the
+    /// values of hardware enums ([`crate::HwEnum`]).
+    pub localparams: Vec<NodeId>,
 }
 
 impl ModuleDef {

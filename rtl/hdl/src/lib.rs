@@ -19,6 +19,8 @@
 //! assert_eq!(design.top().outputs[0].width, 8);
 //! ```
 
+extern crate self as rendergen_hdl;
+
 pub mod bits;
 pub mod bundle;
 mod ctx;
@@ -30,6 +32,7 @@ pub mod logic;
 pub mod memory;
 pub mod module;
 pub mod naming;
+pub mod record;
 pub mod sig;
 pub mod stream;
 
@@ -45,5 +48,7 @@ pub use logic::{
 };
 pub use memory::{clog2, Mem};
 pub use module::{Module, Reg, Wire};
+pub use record::{HwEnum, Io, Leaves, PortPath};
+pub use rendergen_hdl_derive::{Bundle, HwEnum, Io};
 pub use sig::{Operand, Sig};
 pub use stream::{ReadyDriver, Stream};

@@ -40,11 +40,14 @@ pub(crate) fn new_state(uid: u32, name: String, params: String) -> ModState {
             regs: Vec::new(),
             mems: Vec::new(),
             insts: Vec::new(),
+            localparams: Vec::new(),
         },
         wire_drivers: HashMap::new(),
         port_names: HashMap::new(),
         local_names: HashMap::new(),
         shared: HashMap::new(),
+        prefix: Vec::new(),
+        enum_consts: HashMap::new(),
     }
 }
 

@@ -70,6 +70,32 @@ pub(crate) fn literal(value: i128, width: u32, loc: Loc) -> Sig {
     constant(Bits::from_u128(value as u128, width), loc)
 }
 
+/// The constant of a hardware-enum variant: a wire named `name` (a `localparam` in Verilog),
+/// made once per module.
+pub(crate) fn enum_constant(name: String, value: u64, width: u32, loc: Loc) -> Sig {
+    let c0 = constant(Bits::from_u64(value, width), loc);
+    ctx::with(|c| {
+        let module = c.top().uid;
+        if let Some(&node) = c.top().enum_consts.get(&name) {
+            return Sig {
+                module,
+                node,
+                width,
+            };
+        }
+        let node = c.push(Op::Wire(Some(c0.node)), width, loc);
+        c.top().def.nodes[node as usize].name = Some(name.clone());
+        c.top().def.localparams.push(node);
+        c.top().local_names.insert(name.clone(), 1);
+        c.top().enum_consts.insert(name, node);
+        Sig {
+            module,
+            node,
+            width,
+        }
+    })
+}
+
 /// A constant signal.
 pub(crate) fn constant(bits: Bits, loc: Loc) -> Sig {
     ctx::with(|c| {
@@ -522,6 +548,20 @@ impl Sig {
         let loc = Location::caller();
         let on_true = on_true.into_sig(on_false.width, loc);
         mux_at(self, on_true, on_false, loc)
+    }
+
+    /// True (1 bit) when this signal holds the hardware-enum value `variant` (compared by name:
+    /// the Verilog reads `state_q == STATE_IDLE`).
+    #[track_caller]
+    pub fn is<E: crate::HwEnum>(self, variant: E) -> Sig {
+        let loc = Location::caller();
+        let k = enum_constant(
+            variant.const_name(),
+            variant.index() as u64,
+            E::width(),
+            loc,
+        );
+        bin(BinOp::Eq, self, k, loc)
     }
 
     /// Gives the signal a name that appears in the Verilog and the VCD; returns the named signal.

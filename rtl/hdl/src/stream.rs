@@ -62,6 +62,11 @@ impl<T: Bundle> Stream<T> {
         (Stream { valid, data, ready }, ready.sig())
     }
 
+    /// A stream from its parts (for [`crate::record::Io`] implementations).
+    pub(crate) fn from_parts(valid: Sig, data: T, ready: Wire) -> Stream<T> {
+        Stream { valid, data, ready }
+    }
+
     /// Takes the stream apart: `valid`, the payload, and the ready to drive.
     pub fn split(self) -> (Sig, T, ReadyDriver) {
         (self.valid, self.data, ReadyDriver { wire: self.ready })
@@ -117,7 +122,7 @@ impl Instance {
         }
         self.connect(&field_port(port, "valid"), valid);
         for (f, sig) in data.fields() {
-            self.connect(&field_port(port, f), sig);
+            self.connect(&field_port(port, &f), sig);
         }
         ready.drive(self.output(&field_port(port, "ready")));
     }
@@ -151,7 +156,7 @@ impl Instance {
     fn check_fields(
         self,
         port: &str,
-        expected: &[(&str, u32)],
+        expected: &[(String, u32)],
         input: bool,
         loc: crate::ir::Loc,
     ) -> bool {

@@ -255,6 +255,6 @@ fn bundle_shapes_round_trip() {
     assert_eq!(<Req as Bundle>::total_width(&shape), 16);
     assert_eq!(
         <Req as Bundle>::layout(&shape),
-        vec![("addr", 12), ("tag", 4)]
+        vec![("addr".to_string(), 12), ("tag".to_string(), 4)]
     );
 }
