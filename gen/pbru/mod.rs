@@ -6,9 +6,8 @@ mod report;
 pub mod workload;
 
 use rendergen_hdl::{Design, ElabErrors};
-use rendergen_rtl::pbru::core::pbru_core;
 use rendergen_rtl::pbru::ports::PbruCfg;
-use rendergen_rtl::pbru::top::pbru_top_with;
+use rendergen_rtl::pbru::top::pbru_top;
 use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::AstcFile;
 use rendergen_sim::models::pbru::system::{L1Cfg, Report, SmLoad, System, SystemCfg};
@@ -46,11 +45,9 @@ pub struct SimOptions {
     pub vcd: Option<PathBuf>,
 }
 
-/// The engine: [`pbru_top_with`] with [`pbru_core`] cores.
+/// The engine: [`pbru_top`] (its cores are child modules).
 pub fn build_engine(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
-    pbru_top_with(cfg, &mut |m, _c, to| {
-        pbru_core(m, cfg, to.assign, to.crsp, to.stop).into()
-    })
+    pbru_top(cfg)
 }
 
 /// Builds the engine, runs the workload, and returns the report (mismatches included; the

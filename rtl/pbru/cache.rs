@@ -2,6 +2,7 @@
 //! `l0_tcache`): the instruction cache holds 32-byte chunks, the texture cache 16-byte ASTC
 //! blocks. Both are the same direct-mapped generator, [`l0_cache`].
 
+use crate::pbru::ports::{CacheAnswer, CacheIn};
 use rendergen_hdl::{or_all, Module, Sig};
 
 /// Parameters of [`l0_cache`].
@@ -26,17 +27,12 @@ impl CacheCfg {
     }
 }
 
-/// What [`l0_cache`] returns.
-pub struct CacheLookup {
-    /// The key's line is present.
-    pub hit: Sig,
-    /// Its data (meaningful with `hit`).
-    pub data: Sig,
-}
-
 /// Direct-mapped cache of `cfg.lines` lines: line `key mod lines`, tag = the rest of the key.
 ///
-/// * **Protocol:** no handshakes. Each of `lookups` answers combinationally (one read port
+/// Built as its own module by the PBRU top (`icache`, `tcache`): ports `lookup_<k>` and
+/// `fill_{valid,key,data}` in, `<k>_hit` and `<k>_data` out.
+///
+/// * **Protocol:** no handshakes. Each of `lookup` answers combinationally (one read port
 ///   each); a fill writes the line at
 ///   the clock edge (it replaces whatever was there). A lookup and a fill in one cycle:
 ///   read-first (the lookup sees the old contents; the scheduler then fetches again, harmless).
@@ -46,15 +42,9 @@ pub struct CacheLookup {
 /// * **Cost:** `lines × data_w` RAM bits (a combinational read port per lookup); `lines × (key_w − index_w + 1)`
 ///   flops for tags and valid bits.
 /// * **Errors:** key or data widths other than `cfg`'s (elaboration).
-pub fn l0_cache(
-    m: &mut Module,
-    name: &str,
-    cfg: &CacheCfg,
-    lookups: &[Sig],
-    fill_valid: Sig,
-    fill_key: Sig,
-    fill_data: Sig,
-) -> Vec<CacheLookup> {
+pub fn l0_cache(m: &mut Module, cfg: &CacheCfg, i: CacheIn) -> Vec<CacheAnswer> {
+    let (lookups, fill_valid, fill_key, fill_data) =
+        (i.lookup, i.fill.valid, i.fill.key, i.fill.data);
     let lines = cfg.built_lines();
     let iw = cfg.index_w();
     let tag_w = (cfg.key_w - iw).max(1);
@@ -72,14 +62,14 @@ pub fn l0_cache(
             key.slice(0, 1) & !key.slice(0, 1)
         }
     };
-    let data = m.memory(&format!("{name}_data"), cfg.data_w, lines);
+    let data = m.memory("data", cfg.data_w, lines);
     let zero_addr = m.lit(0, data.addr_width());
     let fi = index_of(fill_key);
     data.write(fill_valid, fi.unwrap_or(zero_addr), fill_data);
     let mut lines_q = Vec::new();
     for line in 0..lines {
-        let valid = m.reg(&format!("{name}_valid{line}"), 1).reset(0);
-        let tag = m.reg(&format!("{name}_tag{line}"), tag_w);
+        let valid = m.reg(&format!("valid{line}"), 1).reset(0);
+        let tag = m.reg(&format!("tag{line}"), tag_w);
         let here = match fi {
             Some(i) => fill_valid & i.eq(line as u64),
             None => fill_valid,
@@ -100,9 +90,9 @@ pub fn l0_cache(
                 };
                 selected & valid & tag.eq(tag_of(key))
             }))
-            .named(&format!("{name}_hit{k}"));
+            .named(&format!("hit{k}"));
             let data = data.read_comb(li.unwrap_or(zero_addr));
-            CacheLookup { hit, data }
+            CacheAnswer { hit, data }
         })
         .collect()
 }

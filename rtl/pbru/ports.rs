@@ -34,7 +34,7 @@
 //!   directly: `args` words 0..=3 the 128-bit block (word 0 = block bits 31..0), word 4 tx,
 //!   word 5 ty, word 6 format; `imm` the profile.
 
-use rendergen_hdl::{bundle, Sig};
+use rendergen_hdl::{bundle, Io, Sig, Stream};
 /// The ISA crate, re-exported for users of the contract (opcodes, pipeline kinds).
 pub use rendergen_isa as isa;
 use rendergen_isa::{PipeKind, MAX_PIPE_ARGS, MAX_PIPE_RESULTS};
@@ -286,16 +286,151 @@ bundle! {
     pub struct CoreReq { pub kind, pub slot, pub ray_id, pub op, pub imm, pub args, pub addr, pub epoch }
 }
 
-/// The scheduler's one-cycle command to park the ray in `slot` (¶75) if the slot is still in
-/// epoch `epoch` (a stop meant for an earlier occupant is dropped).
-#[derive(Clone, Copy, Debug)]
-pub struct StopCmd {
-    /// Command present this cycle.
-    pub valid: Sig,
-    /// Slot.
-    pub slot: Sig,
-    /// Epoch of the occupant to stop.
-    pub epoch: Sig,
+bundle! {
+    /// The scheduler's one-cycle command to park the ray in `slot` (¶75) if the slot is still in
+    /// epoch `epoch` (a stop meant for an earlier occupant is dropped).
+    pub struct StopCmd {
+        /// Command present this cycle.
+        pub valid,
+        /// Slot.
+        pub slot,
+        /// Epoch of the occupant to stop.
+        pub epoch,
+    }
+}
+
+/// What the scheduler gives a core (the core's inputs).
+#[derive(Io)]
+pub struct ToCore {
+    /// Rays to start.
+    pub assign: Stream<RayIn>,
+    /// Answers and results.
+    pub crsp: Stream<CoreResp>,
+    /// One-cycle command: park the ray of a slot (¶75).
+    pub stop: StopCmd,
+}
+
+/// What a core gives the scheduler (the core's outputs).
+#[derive(Io)]
+pub struct FromCore {
+    /// Occupied slots, one bit per slot (slot 0 in bit 0; from registers).
+    pub busy: Sig,
+    /// The core takes a ray offered on `assign` this cycle (`assign.ready`, from registers).
+    pub open: Sig,
+    /// Requests to the scheduler.
+    pub creq: Stream<CoreReq>,
+    /// Finished or parked rays.
+    pub done: Stream<RayOut>,
+}
+
+impl PbruCfg {
+    /// The shape of what the scheduler gives a core.
+    pub fn to_core_shape(&self) -> ToCoreShape {
+        ToCoreShape {
+            assign: self.ray_in_shape(),
+            crsp: self.core_resp_shape(),
+            stop: StopCmd {
+                valid: 1,
+                slot: self.slot_w(),
+                epoch: 1,
+            },
+        }
+    }
+
+    /// The shape of what a core gives the scheduler.
+    pub fn from_core_shape(&self) -> FromCoreShape {
+        FromCoreShape {
+            busy: self.slots,
+            open: 1,
+            creq: self.core_req_shape(),
+            done: self.ray_out_shape(),
+        }
+    }
+}
+
+// ---- Pipeline slots and caches ------------------------------------------------------------
+
+/// What a pipeline slot gives the scheduler.
+#[derive(Io)]
+pub struct SlotOut {
+    /// Results, in request order, with their tags (the head of the output FIFO).
+    pub resp: Stream<PipeResp>,
+    /// Something is in flight or buffered; for the busy counter.
+    pub busy: Sig,
+}
+
+impl SlotOut {
+    /// The shape of a slot's outputs.
+    pub fn shape() -> SlotOutShape {
+        SlotOutShape {
+            resp: PipeResp::SHAPE,
+            busy: 1,
+        }
+    }
+}
+
+bundle! {
+    /// A cache's answer to one lookup: `hit`, and the line's `data` (meaningful with `hit`).
+    pub struct CacheAnswer { pub hit, pub data }
+}
+
+bundle! {
+    /// A cache fill: when `valid`, line `key` becomes `data` at the clock edge.
+    pub struct CacheFill { pub valid, pub key, pub data }
+}
+
+/// What an L0 cache takes: one key per lookup port, and the fill.
+#[derive(Io)]
+pub struct CacheIn {
+    /// Line addresses looked up (one read port each).
+    pub lookup: Vec<Sig>,
+    /// The fill.
+    pub fill: CacheFill,
+}
+
+bundle! {
+    /// Performance counters of one pipeline instance (32 bits each, wrapping).
+    pub struct PerfCounters {
+        /// Cycles in which the instance took an SM request.
+        pub sm_grants,
+        /// Cycles in which it took a core request.
+        pub core_grants,
+        /// Cycles with a request in flight or a result buffered.
+        pub busy,
+    }
+}
+
+impl PbruCfg {
+    /// The L0 instruction cache: 32-byte chunks keyed by chunk number (byte address >> 5).
+    pub fn icache_cfg(&self) -> crate::pbru::cache::CacheCfg {
+        crate::pbru::cache::CacheCfg {
+            lines: self.icache_chunks,
+            key_w: ADDR_W - 5,
+            data_w: CHUNK_W,
+        }
+    }
+
+    /// The L0 texture cache: 16-byte blocks keyed by block address.
+    pub fn tcache_cfg(&self) -> crate::pbru::cache::CacheCfg {
+        crate::pbru::cache::CacheCfg {
+            lines: self.tcache_blocks,
+            key_w: 32,
+            data_w: BLOCK_W,
+        }
+    }
+
+    /// Each pipeline instance's name, `<kind><i>` in `cfg.pipes` order (e.g. `astc_a0`).
+    pub fn pipe_names(&self) -> Vec<String> {
+        let mut seen = [0u32; 8];
+        self.pipes
+            .iter()
+            .map(|p| {
+                let t = p.kind.index() as usize;
+                seen[t] += 1;
+                format!("{}{}", p.kind.name(), seen[t] - 1)
+            })
+            .collect()
+    }
 }
 
 bundle! {

@@ -7,20 +7,12 @@
 //! finds room and the unit itself never stalls. The ASTC adapters are in
 //! [`crate::pbru::slot_astc`].
 
-use super::ports::{PipeInst, PipeReq, PipeResp, RESULTS_W, TAG_W};
+use super::ports::{PipeInst, PipeReq, PipeResp, SlotOut, RESULTS_W, TAG_W};
 use super::slot_astc::{astc_a_latency, astc_a_unit, astc_dp_latency, astc_dp_unit};
 use crate::stream::credit::credit_counter;
 use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{cat_lsb_first, lut, Module, Sig, Stream};
 use rendergen_isa::{Opcode, PipeKind};
-
-/// What [`pipe_slot`] returns.
-pub struct SlotOut {
-    /// Results, in request order, with their tags (the head of the output FIFO).
-    pub resp: Stream<PipeResp>,
-    /// Something is in flight or buffered (credits below the maximum); for the busy counter.
-    pub busy: Sig,
-}
 
 /// Cycles from a request's transfer into the slot to its result's first valid cycle at
 /// [`SlotOut::resp`] (no back-pressure).
@@ -52,18 +44,44 @@ pub fn slot_depth(inst: &PipeInst) -> u32 {
 ///   pipeline adds `(latency − 1) × 153` flops.
 /// * **Errors:** a `req` of another shape than [`PipeReq::SHAPE`] (elaboration).
 pub fn pipe_slot(m: &mut Module, inst: &PipeInst, req: Stream<PipeReq>) -> SlotOut {
-    let depth = slot_depth(inst);
+    match (inst.test_latency, inst.kind) {
+        (None, PipeKind::AstcA) => astc_a_slot(m, &(), req),
+        (None, PipeKind::AstcDp) => astc_dp_slot(m, &(), req),
+        _ => test_pipe_slot(m, &slot_latency(inst), req),
+    }
+}
+
+/// The slot of the ASTC_A pipeline ([`pipe_slot`] for a real ASTC_A), as its own module.
+pub fn astc_a_slot(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> SlotOut {
+    slot_around(m, astc_a_latency() + 2, req, astc_a_unit)
+}
+
+/// The slot of the ASTC_DP pipeline ([`pipe_slot`] for a real ASTC_DP), as its own module.
+pub fn astc_dp_slot(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> SlotOut {
+    slot_around(m, astc_dp_latency() + 2, req, astc_dp_unit)
+}
+
+/// The slot of a test pipeline of `latency` cycles ([`pipe_slot`] with `test_latency`), as its
+/// own module.
+pub fn test_pipe_slot(m: &mut Module, latency: &u32, req: Stream<PipeReq>) -> SlotOut {
+    let latency = (*latency).max(1);
+    slot_around(m, latency + 2, req, |m, r| test_pipe(m, latency, r))
+}
+
+/// The credit counter and output FIFO of `depth` entries around `unit`.
+fn slot_around(
+    m: &mut Module,
+    depth: u32,
+    req: Stream<PipeReq>,
+    unit: impl FnOnce(&mut Module, Stream<PipeReq>) -> Stream<PipeResp>,
+) -> SlotOut {
     let (valid, data, ready) = req.split();
     let give = m.wire("slot_give", 1);
     let take = m.wire("slot_take", 1);
     let credits = credit_counter(m, depth, take.sig(), give.sig());
     // The unit sees the request only while a credit is held, so its output never waits.
     let (unit_req, unit_ready) = Stream::offer(m, "unit_req", valid & credits.available, data);
-    let out = match (inst.test_latency, inst.kind) {
-        (None, PipeKind::AstcA) => astc_a_unit(m, unit_req),
-        (None, PipeKind::AstcDp) => astc_dp_unit(m, unit_req),
-        _ => test_pipe(m, slot_latency(inst), unit_req),
-    };
+    let out = unit(m, unit_req);
     let accept_ok = (credits.available & unit_ready).named("slot_accept_ok");
     ready.drive(accept_ok);
     take.drive(valid & accept_ok);

@@ -65,7 +65,7 @@ pub fn astc_a_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
             tag: d.tag,
         }
     });
-    let rsp = astc_a(m, &a_cfg(), req);
+    let rsp = m.child("astc_a", &a_cfg(), req, astc_a);
     map(m, "astc_a_words", rsp, |m, r| PipeResp {
         data: cat_lsb_first(&[
             r.block_address,
@@ -93,7 +93,7 @@ pub fn astc_dp_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
             tag: cat(&[profile, d.tag]),
         }
     });
-    let rsp = astc_dp(m, &dp_cfg(), req);
+    let rsp = m.child("astc_dp", &dp_cfg(), req, astc_dp);
     map(m, "astc_dp_words", rsp, |m, r: &DpResp| {
         let hdr = r.tag.slice(TAG_W, 2).eq(2);
         let words: Vec<Sig> = (0..4)

@@ -7,53 +7,29 @@
 //! ([`SmResp`], out) for `k < sm_ports`, and `perf_<kind><i>_{sm_grants,core_grants,busy}`
 //! (32-bit outputs, e.g. `perf_astc_a0_sm_grants`).
 
+use super::cache::l0_cache;
 use super::core::pbru_core;
 use super::ports::isa::PipeKind;
-use super::ports::{CoreReq, L1Req, L1Resp, PbruCfg, PipeInst, RayOut, SmReq, SmResp};
-use super::scheduler::{core_scheduler, FromCore, SchedIn, SchedOut, ToCore};
-use rendergen_hdl::bundle::BundleDriver;
-use rendergen_hdl::{Bundle, Design, ElabErrors, Module, ReadyDriver, Sig, Stream};
+use super::ports::{
+    CoreReq, FromCore, L1Req, L1Resp, PbruCfg, PipeInst, RayOut, SlotOut, SmReq, SmResp, ToCore,
+};
+use super::scheduler::{core_scheduler, CacheAnswers, SchedIn, SchedOut};
+use super::slot::{astc_a_slot, astc_dp_slot, slot_latency, test_pipe_slot};
+use rendergen_hdl::{Design, ElabErrors, IoPlug, Module};
 
-/// The driving end of a stream made by [`stream_wire`].
-pub struct StreamPlug<T: Bundle> {
-    valid: rendergen_hdl::Wire,
-    data: BundleDriver<T>,
-    ready: Sig,
-}
-
-impl<T: Bundle> StreamPlug<T> {
-    /// Connects `s` as the producer.
-    #[track_caller]
-    pub fn connect(self, s: Stream<T>) {
-        let (v, d, r): (Sig, T, ReadyDriver) = s.split();
-        self.valid.drive(v);
-        self.data.drive(&d);
-        r.drive(self.ready);
+/// Declares the outside ports, and composes the scheduler with its siblings: one slot per
+/// pipeline instance and the two L0 caches (each its own module); the cores' side is `cores`
+/// (what they give the scheduler); returns what the scheduler gives each core.
+fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::ports::ToCore> {
+    let mut slot_plugs: Vec<IoPlug<SlotOut>> = Vec::new();
+    let mut slots = Vec::new();
+    let names = cfg.pipe_names();
+    for name in &names {
+        let (s, plug) = m.io_loop::<SlotOut>(&format!("slot_{name}"), &SlotOut::shape());
+        slots.push(s);
+        slot_plugs.push(plug);
     }
-}
-
-/// A stream whose producer is connected later (to close a loop through a core).
-pub fn stream_wire<T: Bundle>(
-    m: &mut Module,
-    name: &str,
-    shape: &T::Shape,
-) -> (Stream<T>, StreamPlug<T>) {
-    let valid = m.wire(&format!("{name}_valid"), 1);
-    let (data, driver) = m.wire_bundle::<T>(name, shape);
-    let (s, ready) = Stream::offer(m, name, valid.sig(), data);
-    (
-        s,
-        StreamPlug {
-            valid,
-            data: driver,
-            ready,
-        },
-    )
-}
-
-/// Declares the outside ports, builds the scheduler with `cores` as the core side, and drives
-/// the outside outputs.
-fn with_ports(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<ToCore> {
+    let (caches, cache_plug) = m.io_loop::<CacheAnswers>("cache", &CacheAnswers::shape());
     let input = SchedIn {
         sm_ray_in: m.input_stream("sm_ray_in", &cfg.ray_in_shape()),
         ttu_ray_in: m.input_stream("ttu_ray_in", &cfg.ray_in_shape()),
@@ -62,18 +38,42 @@ fn with_ports(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<ToCore
             .map(|k| m.input_stream(&format!("sm{k}_req"), &SmReq::SHAPE))
             .collect(),
         cores,
+        slots,
+        caches,
     };
-    let out: SchedOut = core_scheduler(m, cfg, input);
+    let out: SchedOut = m.child("scheduler", cfg, input, core_scheduler);
+    for (((req, plug), inst), name) in out
+        .pipe_req
+        .into_iter()
+        .zip(slot_plugs)
+        .zip(&cfg.pipes)
+        .zip(&names)
+    {
+        let instance = format!("pipe_{name}");
+        let slot = match (inst.test_latency, inst.kind) {
+            (None, PipeKind::AstcA) => m.child(&instance, &(), req, astc_a_slot),
+            (None, PipeKind::AstcDp) => m.child(&instance, &(), req, astc_dp_slot),
+            _ => m.child(&instance, &slot_latency(inst), req, test_pipe_slot),
+        };
+        plug.connect(slot);
+    }
+    let icache = m.child("icache", &cfg.icache_cfg(), out.icache, l0_cache);
+    let tcache = m.child("tcache", &cfg.tcache_cfg(), out.tcache, l0_cache);
+    let to_array = |v: Vec<_>| -> [_; 2] { v.try_into().expect("two lookup ports per cache") };
+    cache_plug.connect(CacheAnswers {
+        icache: to_array(icache),
+        tcache: to_array(tcache),
+    });
     m.output_stream("sm_ray_out", out.sm_ray_out);
     m.output_stream("ttu_ray_out", out.ttu_ray_out);
     m.output_stream::<L1Req>("l1_req", out.l1_req);
     for (k, s) in out.sm_resp.into_iter().enumerate() {
         m.output_stream::<SmResp>(&format!("sm{k}_resp"), s);
     }
-    for p in out.perf {
-        m.output(&format!("perf_{}_sm_grants", p.name), p.sm_grants);
-        m.output(&format!("perf_{}_core_grants", p.name), p.core_grants);
-        m.output(&format!("perf_{}_busy", p.name), p.busy);
+    for (p, name) in out.perf.into_iter().zip(&names) {
+        m.output(&format!("perf_{name}_sm_grants"), p.sm_grants);
+        m.output(&format!("perf_{name}_core_grants"), p.core_grants);
+        m.output(&format!("perf_{name}_busy"), p.busy);
     }
     out.cores
 }
@@ -84,7 +84,6 @@ fn with_ports(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<ToCore
 /// `core{c}_done` (in).
 /// Testbenches play the cores; see [`pbru_with`] for the timing and protocol.
 pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
-    let slot_w = cfg.slot_w();
     let cores = (0..cfg.cores)
         .map(|c| FromCore {
             busy: m.input(&format!("core{c}_busy"), cfg.slots),
@@ -93,12 +92,11 @@ pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
             done: m.input_stream::<RayOut>(&format!("core{c}_done"), &cfg.ray_out_shape()),
         })
         .collect();
-    let to = with_ports(m, cfg, cores);
+    let to = compose(m, cfg, cores);
     for (c, t) in to.into_iter().enumerate() {
         m.output_stream(&format!("core{c}_assign"), t.assign);
         m.output_stream(&format!("core{c}_crsp"), t.crsp);
         m.output(&format!("core{c}_stop_valid"), t.stop.valid);
-        debug_assert_eq!(t.stop.slot.width(), slot_w);
         m.output(&format!("core{c}_stop_slot"), t.stop.slot);
         m.output(&format!("core{c}_stop_epoch"), t.stop.epoch);
     }
@@ -125,27 +123,13 @@ pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
     let mut plugs = Vec::new();
     let mut from = Vec::new();
     for c in 0..cfg.cores {
-        let busy = m.wire(&format!("core{c}_busy"), cfg.slots);
-        let open = m.wire(&format!("core{c}_open"), 1);
-        let (creq, creq_plug) =
-            stream_wire::<CoreReq>(m, &format!("core{c}_creq"), &cfg.core_req_shape());
-        let (done, done_plug) =
-            stream_wire::<RayOut>(m, &format!("core{c}_done"), &cfg.ray_out_shape());
-        from.push(FromCore {
-            busy: busy.sig(),
-            open: open.sig(),
-            creq,
-            done,
-        });
-        plugs.push((busy, open, creq_plug, done_plug));
+        let (f, plug) = m.io_loop::<FromCore>(&format!("core{c}"), &cfg.from_core_shape());
+        from.push(f);
+        plugs.push(plug);
     }
-    let to = with_ports(m, cfg, from);
-    for (c, (t, (busy, open, creq_plug, done_plug))) in to.into_iter().zip(plugs).enumerate() {
-        let out = core(m, c as u32, t);
-        busy.drive(out.busy);
-        open.drive(out.open);
-        creq_plug.connect(out.creq);
-        done_plug.connect(out.done);
+    let to = compose(m, cfg, from);
+    for (c, (t, plug)) in to.into_iter().zip(plugs).enumerate() {
+        plug.connect(core(m, c as u32, t));
     }
 }
 
@@ -154,8 +138,11 @@ pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, El
     Design::build_with_params("pbru", &format!("{cfg:?}"), |m| pbru_with(m, cfg, core))
 }
 
-/// The PBRU 335: [`core_scheduler`] (with its slots and caches) and `cfg.cores` processing cores
-/// ([`pbru_core`]). Ports: see the module documentation.
+/// The PBRU 335, composed of child modules: the [`core_scheduler`] (`scheduler`), one pipeline
+/// slot per instance (`pipe_<kind><i>`: [`astc_a_slot`], [`astc_dp_slot`],
+/// [`test_pipe_slot`]), the L0 instruction and texture caches (`icache`, `tcache`:
+/// [`l0_cache`]) and `cfg.cores` processing cores (`core_<c>`: [`pbru_core`]). Ports: see the
+/// module documentation.
 ///
 /// * **Protocol:** every port keeps the rendergen stream rules; nothing is dropped; SM priority
 ///   per instance, round-robin among cores, results by tag (see [`core_scheduler`]).
@@ -172,10 +159,11 @@ pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, El
 /// }
 /// let design = pbru_top(&cfg).unwrap();
 /// assert!(design.top().outputs.iter().any(|p| p.name == "perf_ggx0_core_grants"));
+/// assert!(design.top().insts.iter().any(|i| i.name == "core_0"));
 /// ```
 pub fn pbru(m: &mut Module, cfg: &PbruCfg) {
-    pbru_with(m, cfg, &mut |m, _, t: ToCore| {
-        pbru_core(m, cfg, t.assign, t.crsp, t.stop).into()
+    pbru_with(m, cfg, &mut |m, c, t: ToCore| {
+        m.child(&format!("core[{c}]"), cfg, t, pbru_core)
     })
 }
 

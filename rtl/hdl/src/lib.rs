@@ -48,7 +48,7 @@ pub use logic::{
 };
 pub use memory::{clog2, Mem};
 pub use module::{Module, Reg, Wire};
-pub use record::{HwEnum, Io, Leaves, PortPath};
+pub use record::{HwEnum, Io, IoPlug, Leaves, PortPath};
 pub use rendergen_hdl_derive::{Bundle, HwEnum, Io};
 pub use sig::{Operand, Sig};
 pub use stream::{ReadyDriver, Stream};

@@ -180,6 +180,9 @@ pub trait Boundary {
 pub trait Io: Sized {
     /// What rebuilds the value on the other side of a boundary.
     type Shape: Clone + Debug + 'static;
+    /// True for records whose fields name the ports (`#[derive(Io)]`); a child's inputs and
+    /// outputs of other types are named under `in` and `out` (`in_valid`, `out_tag`).
+    const NAMES_ITS_PORTS: bool = false;
     /// This value's shape.
     fn io_shape(&self) -> Self::Shape;
     /// Builds a value of `shape` on the receiving side: forward leaves arrive through `b`,
@@ -418,18 +421,20 @@ impl Module {
                 .and_then(|&i| c.child_outputs.get(&i).cloned())
         });
         let mut generator = Some(generator);
+        let in_root = || PortPath::new(if I::NAMES_ITS_PORTS { "" } else { "in" });
+        let out_root = || PortPath::new(if O::NAMES_ITS_PORTS { "" } else { "out" });
         let inst = self.instance_keyed(&inst_name, &gen_name, key, params, |m| {
-            let i = I::make(&in_shape, &mut PortPath::default(), &mut ChildPorts(m));
+            let i = I::make(&in_shape, &mut in_root(), &mut ChildPorts(m));
             let gen = generator.take().expect("the child is built once");
             let o = gen(m, cfg, i);
             let shape: Rc<dyn Any> = Rc::new(o.io_shape());
-            o.take(&mut PortPath::default(), &mut ChildPorts(m));
+            o.take(&mut out_root(), &mut ChildPorts(m));
             out_shape = Some(shape);
         });
         if let Some(shape) = &out_shape {
             ctx::with(|c| c.child_outputs.insert(inst.child_index(), shape.clone()));
         }
-        inputs.take(&mut PortPath::default(), &mut InstancePorts { inst });
+        inputs.take(&mut in_root(), &mut InstancePorts { inst });
         let shape = out_shape
             .as_ref()
             .and_then(|s| s.downcast_ref::<O::Shape>())
@@ -437,11 +442,20 @@ impl Module {
         // The generator's type fixes its output type, so a cached definition's shape always
         // has this type.
         let shape = shape.expect("a child definition records its output shape");
-        O::make(
-            &shape,
-            &mut PortPath::default(),
-            &mut InstancePorts { inst },
-        )
+        O::make(&shape, &mut out_root(), &mut InstancePorts { inst })
+    }
+
+    /// Input ports for a record of `shape` (a stream's `ready` becomes an output): the record's
+    /// leaves at the top of the module, named by their paths.
+    #[track_caller]
+    pub fn io_input<T: Io>(&mut self, shape: &T::Shape) -> T {
+        T::make(shape, &mut PortPath::default(), &mut ChildPorts(self))
+    }
+
+    /// Output ports for `value` (a stream's `ready` becomes an input), named by their paths.
+    #[track_caller]
+    pub fn io_output<T: Io>(&mut self, value: T) {
+        value.take(&mut PortPath::default(), &mut ChildPorts(self))
     }
 
     /// A hardware enum's value (see [`HwEnum`]): a constant printed as a `localparam`.
@@ -492,5 +506,124 @@ impl Module {
             }
             r.q()
         })
+    }
+}
+
+/// The driving end of an [`Io`] value made by [`Module::io_loop`]: connect the producer once.
+#[must_use = "connect the loop's producer with `IoPlug::connect`"]
+pub struct IoPlug<T: Io> {
+    name: String,
+    /// Wires standing for the forward leaves, by port name.
+    wires: std::collections::HashMap<String, Wire>,
+    /// What the consumer drives back (streams' `ready`), by port name.
+    backs: std::collections::HashMap<String, Sig>,
+    loc: crate::ir::Loc,
+    _value: std::marker::PhantomData<T>,
+}
+
+struct LoopMake<'a> {
+    wires: &'a mut std::collections::HashMap<String, Wire>,
+    backs: &'a mut std::collections::HashMap<String, Sig>,
+}
+
+impl Boundary for LoopMake<'_> {
+    fn incoming(&mut self, name: &str, width: u32) -> Sig {
+        let w = new_wire(name, width);
+        self.wires.insert(name.to_string(), w);
+        w.sig()
+    }
+    fn outgoing(&mut self, name: &str, value: Sig) {
+        self.backs.insert(name.to_string(), value);
+    }
+}
+
+struct LoopTake<'a> {
+    wires: &'a mut std::collections::HashMap<String, Wire>,
+    backs: &'a std::collections::HashMap<String, Sig>,
+    missing: Vec<String>,
+}
+
+impl Boundary for LoopTake<'_> {
+    fn incoming(&mut self, name: &str, width: u32) -> Sig {
+        match self.backs.get(name) {
+            Some(&s) => s,
+            None => {
+                self.missing.push(format!("`{name}` ({width} bits)"));
+                let uid = ctx::with(|c| c.top().uid);
+                Module { uid }.lit(0, width)
+            }
+        }
+    }
+    fn outgoing(&mut self, name: &str, value: Sig) {
+        match self.wires.remove(name) {
+            Some(w) => w.drive(value),
+            None => self
+                .missing
+                .push(format!("`{name}` ({} bits)", value.width())),
+        }
+    }
+}
+
+impl Module {
+    /// A value of `shape` whose producer is connected later through the returned plug: closes
+    /// a loop between children (a scheduler feeding cores that feed it back). Its wires are
+    /// named `name_<leaf>`.
+    #[track_caller]
+    pub fn io_loop<T: Io>(&mut self, name: &str, shape: &T::Shape) -> (T, IoPlug<T>) {
+        let loc = Location::caller();
+        let mut wires = std::collections::HashMap::new();
+        let mut backs = std::collections::HashMap::new();
+        let value = T::make(
+            shape,
+            &mut PortPath::new(name),
+            &mut LoopMake {
+                wires: &mut wires,
+                backs: &mut backs,
+            },
+        );
+        let plug = IoPlug {
+            name: name.to_string(),
+            wires,
+            backs,
+            loc,
+            _value: std::marker::PhantomData,
+        };
+        (value, plug)
+    }
+}
+
+impl<T: Io> IoPlug<T> {
+    /// Connects `value` as the producer: drives the loop's wires from it and its backward
+    /// leaves from the consumer. A value of another shape is an elaboration error listing the
+    /// leaves that do not match.
+    #[track_caller]
+    pub fn connect(mut self, value: T) {
+        let loc = Location::caller();
+        let mut take = LoopTake {
+            wires: &mut self.wires,
+            backs: &self.backs,
+            missing: Vec::new(),
+        };
+        value.take(&mut PortPath::new(&self.name), &mut take);
+        let mut missing = take.missing;
+        let mut left: Vec<&String> = self.wires.keys().collect();
+        left.sort();
+        missing.extend(left.into_iter().map(|n| format!("`{n}` (not driven)")));
+        if !missing.is_empty() {
+            let made = self.loc;
+            ctx::with(|c| {
+                c.error(
+                    crate::error::ErrorKind::BundleMismatch,
+                    loc,
+                    format!(
+                        "loop `{}` (made at {}:{}) connected to a value of another shape: {}",
+                        self.name,
+                        made.file(),
+                        made.line(),
+                        missing.join(", ")
+                    ),
+                )
+            });
+        }
     }
 }

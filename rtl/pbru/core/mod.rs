@@ -24,8 +24,8 @@ mod retire;
 mod slots;
 mod stack;
 
-use super::ports::{CoreReq, CoreResp, PbruCfg, RayIn, RayOut, StopCmd};
-use rendergen_hdl::{cat_lsb_first, Design, ElabErrors, Module, Sig, Stream};
+use super::ports::{FromCore, PbruCfg, ToCore};
+use rendergen_hdl::{cat_lsb_first, Design, ElabErrors, Module};
 
 /// Sizes derived from [`PbruCfg`] that every part of the core uses.
 pub(crate) struct Params {
@@ -34,18 +34,6 @@ pub(crate) struct Params {
     slot_w: u32,
     sp_w: u32,
     miss_thresh: u32,
-}
-
-/// What [`pbru_core`] returns.
-pub struct CoreOut {
-    /// One bit per slot (slot 0 in bit 0): the slot holds a ray (from registers).
-    pub busy: Sig,
-    /// The core takes a ray offered on `assign` this cycle (`assign.ready`, from registers).
-    pub open: Sig,
-    /// Requests to the scheduler.
-    pub creq: Stream<CoreReq>,
-    /// Rays leaving the core.
-    pub done: Stream<RayOut>,
 }
 
 /// One processing core with `cfg.slots` ray slots (`pbru.md` §3; contract `crate::pbru::ports`).
@@ -96,13 +84,8 @@ pub struct CoreOut {
 ///   as many of intake buffer; a 320-bit request register; a 32×32 and a 32×40 multiplier.
 /// * **Errors:** a ray whose `sp` exceeds `stack_depth` leaves at once with StackOverflow and
 ///   an empty stack. Elaboration rejects parameters out of range.
-pub fn pbru_core(
-    m: &mut Module,
-    cfg: &PbruCfg,
-    assign: Stream<RayIn>,
-    crsp: Stream<CoreResp>,
-    stop: StopCmd,
-) -> CoreOut {
+pub fn pbru_core(m: &mut Module, cfg: &PbruCfg, input: ToCore) -> FromCore {
+    let ToCore { assign, crsp, stop } = input;
     assert!((1..=8).contains(&cfg.slots), "slots must be 1..=8");
     assert!(
         (4..=64).contains(&cfg.stack_depth),
@@ -137,22 +120,11 @@ pub fn pbru_core(
     )
     .named("busy");
     s.finish();
-    CoreOut {
+    FromCore {
         busy,
         open,
         creq,
         done,
-    }
-}
-
-impl From<CoreOut> for super::scheduler::FromCore {
-    fn from(o: CoreOut) -> Self {
-        super::scheduler::FromCore {
-            busy: o.busy,
-            open: o.open,
-            creq: o.creq,
-            done: o.done,
-        }
     }
 }
 
@@ -170,17 +142,8 @@ pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
         cfg.slots, cfg.stack_depth, cfg.miss_thresh
     );
     Design::build_with_params("pbru_core", &params, |m| {
-        let assign = m.input_stream::<RayIn>("assign", &cfg.ray_in_shape());
-        let crsp = m.input_stream::<CoreResp>("crsp", &cfg.core_resp_shape());
-        let stop = StopCmd {
-            valid: m.input("stop_valid", 1),
-            slot: m.input("stop_slot", cfg.slot_w()),
-            epoch: m.input("stop_epoch", 1),
-        };
-        let out = pbru_core(m, cfg, assign, crsp, stop);
-        m.output("busy", out.busy);
-        m.output("open", out.open);
-        m.output_stream("creq", out.creq);
-        m.output_stream("done", out.done);
+        let input = m.io_input::<ToCore>(&cfg.to_core_shape());
+        let out = pbru_core(m, cfg, input);
+        m.io_output(out);
     })
 }

@@ -3,25 +3,12 @@
 //! cores; lowest free instance of a type first.
 
 use super::entries::{Entry, EntryCtl};
-use crate::pbru::ports::{PbruCfg, PipeReq, SmReq};
-use crate::pbru::slot::{pipe_slot, SlotOut};
+use crate::pbru::ports::{PbruCfg, PerfCounters, PipeReq, SmReq};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
 use rendergen_hdl::{
     cat, cat_lsb_first, clog2, onehot_mux, pack, round_robin_pick, unpack, Module, Sig, Stream,
 };
 use rendergen_isa::PipeKind;
-
-/// Performance counters of one instance (32 bits each, wrapping).
-pub struct PerfCounters {
-    /// `<kind><i>`, e.g. `astc_a0`.
-    pub name: String,
-    /// Cycles in which the instance took an SM request.
-    pub sm_grants: Sig,
-    /// Cycles in which it took a core request.
-    pub core_grants: Sig,
-    /// Cycles with a request in flight or a result buffered.
-    pub busy: Sig,
-}
 
 /// The SM request stream of each instance: every SM port demultiplexed by `pipe`, then a
 /// round-robin arbiter per instance over the ports (the SM-side arbiter, ¶133).
@@ -55,14 +42,16 @@ fn sm_lanes(
         .collect()
 }
 
-/// Builds the instances' slots and their issue logic; returns each slot's output and counters.
+/// The issue logic of every pipeline instance: returns each instance's request stream (to its
+/// slot, a sibling module) and counters; `slot_busy` is each slot's busy flag.
 pub fn dispatch(
     m: &mut Module,
     cfg: &PbruCfg,
     sm_reqs: Vec<Stream<SmReq>>,
     entries: &[Entry],
     ctl: &mut EntryCtl,
-) -> (Vec<SlotOut>, Vec<PerfCounters>) {
+    slot_busy: &[Sig],
+) -> (Vec<Stream<PipeReq>>, Vec<PerfCounters>) {
     let e_n = entries.len() as u32;
     let entry_reqs: Vec<Sig> = entries
         .iter()
@@ -99,14 +88,13 @@ pub fn dispatch(
     }
     let mut slots = Vec::new();
     let mut perf = Vec::new();
-    let mut seen = [0u32; 8];
-    for ((sm_req, sm_port), inst) in sm.into_iter().zip(&cfg.pipes) {
+    let names = cfg.pipe_names();
+    for (i, ((sm_req, sm_port), inst)) in sm.into_iter().zip(&cfg.pipes).enumerate() {
         let t = inst.kind.index() as usize;
-        let name = format!("{}{}", inst.kind.name(), seen[t]);
-        seen[t] += 1;
+        let name = &names[i];
         let (sv, sd, sready) = sm_req.split();
         let sm_valid = sv.named(&format!("{name}_sm_valid"));
-        let blocked = sm_block(m, cfg, &name, sm_valid);
+        let blocked = sm_block(m, cfg, name, sm_valid);
         let mask = *remaining[t].get_or_insert_with(|| {
             cat_lsb_first(
                 &order
@@ -145,7 +133,6 @@ pub fn dispatch(
             sm_valid.mux(pack(&sm_as_pipe), pack(&core_req)),
         ));
         sready.drive(accept_ok);
-        let slot = pipe_slot(m, inst, stream);
         let count = |m: &mut Module, what: &str, inc: Sig| {
             let r = m.reg(&format!("perf_{name}_{what}"), 32).reset(0);
             r.next_when(inc, r.q() + 1);
@@ -154,10 +141,9 @@ pub fn dispatch(
         perf.push(PerfCounters {
             sm_grants: count(m, "sm_grants", sm_valid & accept_ok),
             core_grants: count(m, "core_grants", core_grant),
-            busy: count(m, "busy", slot.busy),
-            name,
+            busy: count(m, "busy", slot_busy[i]),
         });
-        slots.push(slot);
+        slots.push(stream);
     }
     for (t, r) in last_ptr.into_iter().enumerate() {
         r.next(new_last[t].unwrap_or(r.q()));

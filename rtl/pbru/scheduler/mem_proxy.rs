@@ -2,14 +2,13 @@
 //! blocks through the L0 caches and the SM's L1, and the ray stop on the SM's miss notice (¶75).
 
 use super::entries::{Entry, EntryCtl};
-use crate::pbru::cache::{l0_cache, CacheCfg, CacheLookup};
 use crate::pbru::ports::{
-    CoreResp, L1Req, L1Resp, PbruCfg, StopCmd, ADDR_W, BLOCK_W, CHUNK_W, CREQ_IFETCH, CREQ_PIPE,
-    CREQ_TEXREAD,
+    CacheAnswer, CacheFill, CacheIn, CoreResp, L1Req, L1Resp, PbruCfg, StopCmd, ADDR_W, BLOCK_W,
+    CHUNK_W, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD,
 };
 use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{
-    cat, cat_lsb_first, index_select, lowest_index, onehot_mux, round_robin_pick, Module, Sig,
+    cat, cat_lsb_first, index_select, lowest_index, onehot_mux, round_robin_pick, Io, Module, Sig,
     Stream,
 };
 
@@ -26,10 +25,34 @@ pub struct InlineChunk {
     pub lookup: Sig,
 }
 
+/// The caches' answers to the proxy's lookups (see [`ProxyOut::icache`], [`ProxyOut::tcache`]).
+#[derive(Io)]
+pub struct CacheAnswers {
+    /// Instruction cache: the IFETCH lookup, then the intake's lookup.
+    pub icache: [CacheAnswer; 2],
+    /// Texture cache: the TEXREAD lookup, then the TEX_DP block lookup.
+    pub tcache: [CacheAnswer; 2],
+}
+
+impl CacheAnswers {
+    /// The shape of the answers for `cfg`'s caches.
+    pub fn shape() -> CacheAnswersShape {
+        let answer = |w| CacheAnswer { hit: 1, data: w };
+        CacheAnswersShape {
+            icache: vec![answer(CHUNK_W); 2],
+            tcache: vec![answer(BLOCK_W); 2],
+        }
+    }
+}
+
 /// What [`mem_proxy`] returns.
 pub struct ProxyOut {
     /// The instruction cache's answer to [`InlineChunk::lookup`].
-    pub intake_chunk: CacheLookup,
+    pub intake_chunk: CacheAnswer,
+    /// Lookups and fill of the instruction cache.
+    pub icache: CacheIn,
+    /// Lookups and fill of the texture cache.
+    pub tcache: CacheIn,
     /// Requests to the SM's L1.
     pub l1_req: Stream<L1Req>,
     /// Per core: answers (chunks, texture-ready notices).
@@ -63,6 +86,7 @@ pub fn mem_proxy(
     ctl: &mut EntryCtl,
     l1_resp: Stream<L1Resp>,
     inline: InlineChunk,
+    caches: CacheAnswers,
 ) -> ProxyOut {
     let e_n = entries.len() as u32;
     let cores = cfg.cores as usize;
@@ -154,43 +178,31 @@ pub fn mem_proxy(
     let t_addr = sel(tp, &|e| e.addr);
     let d_key = sel(dp, &|e| e.args.slice(0, 32));
 
-    let ic = CacheCfg {
-        lines: cfg.icache_chunks,
-        key_w: ADDR_W - 5,
-        data_w: CHUNK_W,
-    };
-    let tc = CacheCfg {
-        lines: cfg.tcache_blocks,
-        key_w: 32,
-        data_w: BLOCK_W,
-    };
+    // The caches are siblings of the scheduler (the top builds them): lookups and fills leave
+    // through `ProxyOut`, answers arrive in `caches`.
     let ifill_valid = inline.valid | (l_fire & l_ifill);
     let ifill_key = inline.valid.mux(inline.key, l_addr.slice(5, ADDR_W - 5));
     let ifill_data = inline.valid.mux(inline.data, ld.data);
-    let mut ilook = l0_cache(
-        m,
-        "icache",
-        &ic,
-        &[i_addr.slice(5, ADDR_W - 5), inline.lookup],
-        ifill_valid,
-        ifill_key,
-        ifill_data,
-    );
-    let intake_chunk = ilook.remove(1);
-    let ilook = ilook.remove(0);
+    let icache = CacheIn {
+        lookup: vec![i_addr.slice(5, ADDR_W - 5), inline.lookup],
+        fill: CacheFill {
+            valid: ifill_valid,
+            key: ifill_key,
+            data: ifill_data,
+        },
+    };
+    let [ilook, intake_chunk] = caches.icache;
     let l_tkey = l_kind.eq(CREQ_TEXREAD).mux(l_addr, l_args.slice(0, 32));
     let tfill_valid = l_fire & !ld.miss & l_kind.ne(CREQ_IFETCH);
-    let mut tlooks = l0_cache(
-        m,
-        "tcache",
-        &tc,
-        &[t_addr, d_key],
-        tfill_valid,
-        l_tkey,
-        ld.data.slice(0, BLOCK_W),
-    );
-    let dlook = tlooks.remove(1);
-    let tlook = tlooks.remove(0);
+    let tcache = CacheIn {
+        lookup: vec![t_addr, d_key],
+        fill: CacheFill {
+            valid: tfill_valid,
+            key: l_tkey,
+            data: ld.data.slice(0, BLOCK_W),
+        },
+    };
+    let [tlook, dlook] = caches.tcache;
     let (tp_valid, dp_valid) = (tp_mask.any(), dp_mask.any());
     let i_answer = (ip_valid & ilook.hit).named("proxy_ifetch_hit");
     let t_answer = (tp_valid & tlook.hit).named("proxy_texread_hit");
@@ -288,6 +300,8 @@ pub fn mem_proxy(
     }
     ProxyOut {
         intake_chunk,
+        icache,
+        tcache,
         l1_req,
         answers,
         stops,

@@ -1,5 +1,7 @@
-//! The core scheduler 420 (`pbru.md` §4, §9.2 `core_scheduler`; D2–D3) with the pieces it
-//! owns: the pipeline slots ([`crate::pbru::slot`]) and the L0 caches ([`crate::pbru::cache`]).
+//! The core scheduler 420 (`pbru.md` §4, §9.2 `core_scheduler`; D2–D3). Its siblings in the
+//! PBRU top are the pipeline slots ([`crate::pbru::slot`]), the L0 caches
+//! ([`crate::pbru::cache`]) and the cores: it sends them requests and takes their answers
+//! through [`SchedOut`] and [`SchedIn`].
 //!
 //! Sub-blocks, one file each: [`rays`] (intake, assignment, ray out), [`entries`] (request
 //! collection), [`issue`] (SM-side arbiter, SM priority, round-robin dispatch, counters),
@@ -11,38 +13,18 @@ pub mod mem_proxy;
 pub mod rays;
 pub mod route;
 
-pub use issue::PerfCounters;
+pub use mem_proxy::{CacheAnswers, CacheAnswersShape};
 
-use crate::pbru::cache::CacheLookup;
 use crate::pbru::ports::{
-    CoreReq, CoreResp, L1Req, L1Resp, PbruCfg, RayIn, RayOut, SmReq, SmResp, StopCmd, CHUNK_W,
+    CacheIn, FromCore, L1Req, L1Resp, PbruCfg, PerfCounters, PipeReq, RayIn, RayOut, SlotOut,
+    SmReq, SmResp, ToCore,
 };
-use rendergen_hdl::{Module, Sig, Stream};
+use rendergen_hdl::{Io, Module, Stream};
 use rendergen_isa::PipeKind;
 
-/// What a core gives the scheduler.
-pub struct FromCore {
-    /// Occupied slots, one bit per slot (from registers).
-    pub busy: Sig,
-    /// The core takes a ray offered on `assign` this cycle (from registers).
-    pub open: Sig,
-    /// Requests.
-    pub creq: Stream<CoreReq>,
-    /// Finished or parked rays.
-    pub done: Stream<RayOut>,
-}
-
-/// What the scheduler gives a core.
-pub struct ToCore {
-    /// Rays to start.
-    pub assign: Stream<RayIn>,
-    /// Answers and results.
-    pub crsp: Stream<CoreResp>,
-    /// One-cycle command: park the ray of a slot (¶75).
-    pub stop: StopCmd,
-}
-
-/// The scheduler's outside inputs.
+/// The scheduler's inputs: the outside streams, and what its sibling units (cores, pipeline
+/// slots, caches) give it.
+#[derive(Io)]
 pub struct SchedIn {
     /// Rays from the SM.
     pub sm_ray_in: Stream<RayIn>,
@@ -54,9 +36,14 @@ pub struct SchedIn {
     pub sm_req: Vec<Stream<SmReq>>,
     /// Per core.
     pub cores: Vec<FromCore>,
+    /// Per pipeline instance, in `cfg.pipes` order: results and busy flag of its slot.
+    pub slots: Vec<SlotOut>,
+    /// The L0 caches' answers.
+    pub caches: CacheAnswers,
 }
 
-/// The scheduler's outside outputs.
+/// The scheduler's outputs: the outside streams, and what it gives its siblings.
+#[derive(Io)]
 pub struct SchedOut {
     /// Rays to the SM.
     pub sm_ray_out: Stream<RayOut>,
@@ -68,6 +55,12 @@ pub struct SchedOut {
     pub sm_resp: Vec<Stream<SmResp>>,
     /// Per core.
     pub cores: Vec<ToCore>,
+    /// Per pipeline instance, in `cfg.pipes` order: requests to its slot.
+    pub pipe_req: Vec<Stream<PipeReq>>,
+    /// Lookups and fill of the L0 instruction cache.
+    pub icache: CacheIn,
+    /// Lookups and fill of the L0 texture cache.
+    pub tcache: CacheIn,
     /// Per pipeline instance, in `cfg.pipes` order.
     pub perf: Vec<PerfCounters>,
 }
@@ -121,13 +114,8 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         .pipes
         .iter()
         .any(|p| p.kind == PipeKind::AstcDp && p.test_latency.is_none());
-    // The intake's instruction-cache lookup is answered by the proxy's cache.
-    let cached_hit = m.wire("intake_icache_hit", 1);
-    let cached_data = m.wire("intake_icache_data", CHUNK_W);
-    let cached = CacheLookup {
-        hit: cached_hit.sig(),
-        data: cached_data.sig(),
-    };
+    // The intake's instruction-cache lookup is the cache's second port.
+    let intake_answer = input.caches.icache[1];
     let (assigns, inline) = rays::intake(
         m,
         cfg,
@@ -135,15 +123,28 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         input.ttu_ray_in,
         &busy,
         &open,
-        &cached,
+        &intake_answer,
     );
     let (entries, mut ctl) = entries::collect(m, cfg, creqs, dp_rewrite);
-    let (slots, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl);
-    let proxy = mem_proxy::mem_proxy(m, cfg, &entries, &mut ctl, input.l1_resp, inline);
+    let mut slot_busy = Vec::new();
+    let mut results = Vec::new();
+    for s in input.slots {
+        slot_busy.push(s.busy);
+        results.push(s.resp);
+    }
+    let (pipe_req, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl, &slot_busy);
+    let proxy = m.block("proxy", |m| {
+        mem_proxy::mem_proxy(
+            m,
+            cfg,
+            &entries,
+            &mut ctl,
+            input.l1_resp,
+            inline,
+            input.caches,
+        )
+    });
     ctl.finish(m);
-    cached_hit.drive(proxy.intake_chunk.hit);
-    cached_data.drive(proxy.intake_chunk.data);
-    let results = slots.into_iter().map(|s| s.resp).collect();
     let (crsps, sm_resp) = route::route(m, cfg, results, proxy.answers);
     let (sm_ray_out, ttu_ray_out) = rays::ray_out(m, dones);
     let cores = assigns
@@ -158,6 +159,9 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         l1_req: proxy.l1_req,
         sm_resp,
         cores,
+        pipe_req,
+        icache: proxy.icache,
+        tcache: proxy.tcache,
         perf,
     }
 }

@@ -1,7 +1,7 @@
 //! Rays in and out (`pbru.md` §4.2, §4.7, §9.2 `ray_dispatch`, `ray_out_mux`; ¶76, ¶107).
 
 use super::mem_proxy::InlineChunk;
-use crate::pbru::cache::CacheLookup;
+use crate::pbru::ports::CacheAnswer;
 use crate::pbru::ports::{PbruCfg, RayIn, RayOut};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
 use rendergen_hdl::{or_all, Module, Sig, Stream};
@@ -26,7 +26,7 @@ pub fn intake(
     ttu_ray_in: Stream<RayIn>,
     busy: &[Sig],
     open: &[Sig],
-    cached: &CacheLookup,
+    cached: &CacheAnswer,
 ) -> (Vec<Stream<RayIn>>, InlineChunk) {
     let g = arbiter(m, ArbPolicy::RoundRobin, vec![sm_ray_in, ttu_ray_in]);
     let (v, arrived, ready) = g.out.split();

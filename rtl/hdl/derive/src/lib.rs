@@ -227,6 +227,7 @@ pub fn derive_io(input: TokenStream) -> TokenStream {
         }
         impl #h::record::Io for #name {
             type Shape = #shape;
+            const NAMES_ITS_PORTS: bool = true;
             fn io_shape(&self) -> #shape {
                 #shape { #(#names: #h::record::Io::io_shape(&self.#names),)* }
             }
