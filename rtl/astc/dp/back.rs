@@ -5,11 +5,10 @@ use super::convert::{fp16_to_unorm8, is_nan, lns_to_fp16, quiet_nan, unorm16_to_
 use super::endpoints::{decode, Endpoints};
 use super::interp::channel;
 use super::middle::{Carry, StageDE};
-use super::pipe::Pipe;
 use super::types::{DpResp, Profile, Profiles};
 use super::weights::combine;
 use super::DpCfg;
-use rendergen_hdl::{cat, lut, Module, Sig};
+use rendergen_hdl::{cat, lut, Bundle, Module, Sig};
 
 /// The profile as (hdr, srgb, supported) flags: from the carried field or the fixed profile.
 fn profile_flags(m: &mut Module, cfg: &DpCfg, field: Option<Sig>) -> (Sig, Sig, Sig) {
@@ -34,11 +33,12 @@ fn profile_flags(m: &mut Module, cfg: &DpCfg, field: Option<Sig>) -> (Sig, Sig, 
 }
 
 /// After stage F: the texel's partition endpoints and its weight per plane.
-pub struct StageF {
-    endpoints: Sig,
-    plane_weight: [Sig; 2],
-    hdr_cem: Sig,
-    carry: Carry,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct StageF<T = Sig> {
+    endpoints: T,
+    plane_weight: [T; 2],
+    hdr_cem: T,
+    carry: Carry<T>,
 }
 
 /// Stage F: decodes the endpoint mode and forms the texel's weight on each plane.
@@ -63,27 +63,16 @@ pub fn stage_f(m: &mut Module, cfg: &DpCfg, e: &StageDE) -> StageF {
     }
 }
 
-impl StageF {
-    /// The stage registers.
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageF {
-        StageF {
-            endpoints: p.r(m, "endpoints", self.endpoints),
-            plane_weight: p.arr(m, "plane_weight", &self.plane_weight),
-            hdr_cem: p.r(m, "hdr_cem", self.hdr_cem),
-            carry: self.carry.reg(m, p),
-        }
-    }
-}
-
 /// After stage G: one 16-bit value per channel and what it holds.
-pub struct StageG {
-    value: [Sig; 4],
-    lns: Sig,
-    fp16: Sig,
-    error: Sig,
-    magenta: Sig,
-    profile: Option<Sig>,
-    tag: Sig,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct StageG<T = Sig> {
+    value: [T; 4],
+    lns: T,
+    fp16: T,
+    error: T,
+    magenta: T,
+    profile: Option<T>,
+    tag: T,
 }
 
 /// Stage G: interpolates each channel (the CCS channel with the plane-2 weight) or takes the
@@ -115,21 +104,6 @@ pub fn stage_g(m: &mut Module, cfg: &DpCfg, f: &StageF) -> StageG {
         magenta,
         profile: c.profile,
         tag: c.tag,
-    }
-}
-
-impl StageG {
-    /// The stage registers.
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageG {
-        StageG {
-            value: p.arr(m, "value", &self.value),
-            lns: p.r(m, "lns", self.lns),
-            fp16: p.r(m, "fp16", self.fp16),
-            error: p.r(m, "error", self.error),
-            magenta: p.r(m, "magenta", self.magenta),
-            profile: p.opt(m, "profile", self.profile),
-            tag: p.r(m, "tag", self.tag),
-        }
     }
 }
 

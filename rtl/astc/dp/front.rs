@@ -2,11 +2,10 @@
 //! weight-grid position.
 
 use super::header::{cem_fields, mode_fields, void_extent};
-use super::pipe::Pipe;
 use super::types::DpReq;
 use super::weights::infill;
 use super::{partition, DpCfg};
-use rendergen_hdl::{cat, index_select, Module, Sig};
+use rendergen_hdl::{cat, index_select, Bundle, Module, Sig};
 
 /// Bits of the colour stream kept (the longest possible colour sequence, from bit 17).
 pub const COLOUR_BITS: u32 = 87;
@@ -14,21 +13,22 @@ pub const COLOUR_BITS: u32 = 87;
 pub const WEIGHT_BITS: u32 = 96;
 
 /// After stage A: block mode, void extent, partition hash and weight-grid position.
-pub struct StageA {
-    block: Sig,
-    x: Sig,
-    y: Sig,
-    small: Sig,
-    rnum: Sig,
-    dual: Sig,
-    weight_quant: Sig,
-    weight_bits: Sig,
-    index: [Sig; 4],
-    factor: [Sig; 4],
-    is_void: Sig,
-    illegal: Sig,
-    profile: Option<Sig>,
-    tag: Sig,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct StageA<T = Sig> {
+    block: T,
+    x: T,
+    y: T,
+    small: T,
+    rnum: T,
+    dual: T,
+    weight_quant: T,
+    weight_bits: T,
+    index: [T; 4],
+    factor: [T; 4],
+    is_void: T,
+    illegal: T,
+    profile: Option<T>,
+    tag: T,
 }
 
 /// Stage A: decodes the block mode and void extent of the request, hashes the partition seed
@@ -64,49 +64,28 @@ pub fn stage_a(m: &mut Module, cfg: &DpCfg, req: &DpReq) -> StageA {
     }
 }
 
-impl StageA {
-    /// The stage registers.
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageA {
-        StageA {
-            block: p.r(m, "block", self.block),
-            x: p.r(m, "x", self.x),
-            y: p.r(m, "y", self.y),
-            small: p.r(m, "small", self.small),
-            rnum: p.r(m, "rnum", self.rnum),
-            dual: p.r(m, "dual", self.dual),
-            weight_quant: p.r(m, "weight_quant", self.weight_quant),
-            weight_bits: p.r(m, "weight_bits", self.weight_bits),
-            index: p.arr(m, "index", &self.index),
-            factor: p.arr(m, "factor", &self.factor),
-            is_void: p.r(m, "is_void", self.is_void),
-            illegal: p.r(m, "illegal", self.illegal),
-            profile: p.opt(m, "profile", self.profile),
-            tag: p.r(m, "tag", self.tag),
-        }
-    }
-}
-
 /// After stage B: the two integer sequences, the ranges, the texel's partition's CEM and first
 /// colour value, and the sequence indices of the needed weights.
-pub struct StageB {
-    pub(crate) colour: Sig,
-    pub(crate) weights: Sig,
-    pub(crate) void_rgba: Sig,
-    pub(crate) void_hdr: Sig,
-    pub(crate) colour_quant: Sig,
-    pub(crate) colour_len: Sig,
-    pub(crate) cem: Sig,
-    pub(crate) offset: Sig,
-    pub(crate) dual: Sig,
-    pub(crate) ccs: Sig,
-    pub(crate) weight_quant: Sig,
-    pub(crate) weight_len: Sig,
-    pub(crate) weight_index: [Sig; 8],
-    pub(crate) factor: [Sig; 4],
-    pub(crate) is_void: Sig,
-    pub(crate) illegal: Sig,
-    pub(crate) profile: Option<Sig>,
-    pub(crate) tag: Sig,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct StageB<T = Sig> {
+    pub(crate) colour: T,
+    pub(crate) weights: T,
+    pub(crate) void_rgba: T,
+    pub(crate) void_hdr: T,
+    pub(crate) colour_quant: T,
+    pub(crate) colour_len: T,
+    pub(crate) cem: T,
+    pub(crate) offset: T,
+    pub(crate) dual: T,
+    pub(crate) ccs: T,
+    pub(crate) weight_quant: T,
+    pub(crate) weight_len: T,
+    pub(crate) weight_index: [T; 8],
+    pub(crate) factor: [T; 4],
+    pub(crate) is_void: T,
+    pub(crate) illegal: T,
+    pub(crate) profile: Option<T>,
+    pub(crate) tag: T,
 }
 
 /// Stage B: CEMs and colour range from the header, the texel's partition, the colour and
@@ -151,31 +130,5 @@ pub fn stage_b(m: &mut Module, a: &StageA) -> StageB {
         illegal: a.illegal | !a.is_void & cem.illegal,
         profile: a.profile,
         tag: a.tag,
-    }
-}
-
-impl StageB {
-    /// The stage registers.
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageB {
-        StageB {
-            colour: p.r(m, "colour", self.colour),
-            weights: p.r(m, "weights", self.weights),
-            void_rgba: p.r(m, "void_rgba", self.void_rgba),
-            void_hdr: p.r(m, "void_hdr", self.void_hdr),
-            colour_quant: p.r(m, "colour_quant", self.colour_quant),
-            colour_len: p.r(m, "colour_len", self.colour_len),
-            cem: p.r(m, "cem", self.cem),
-            offset: p.r(m, "offset", self.offset),
-            dual: p.r(m, "dual", self.dual),
-            ccs: p.r(m, "ccs", self.ccs),
-            weight_quant: p.r(m, "weight_quant", self.weight_quant),
-            weight_len: p.r(m, "weight_len", self.weight_len),
-            weight_index: p.arr(m, "weight_index", &self.weight_index),
-            factor: p.arr(m, "factor", &self.factor),
-            is_void: p.r(m, "is_void", self.is_void),
-            illegal: p.r(m, "illegal", self.illegal),
-            profile: p.opt(m, "profile", self.profile),
-            tag: p.r(m, "tag", self.tag),
-        }
     }
 }

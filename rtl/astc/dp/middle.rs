@@ -4,26 +4,25 @@
 use super::endpoints;
 use super::front::{StageB, COLOUR_BITS, WEIGHT_BITS};
 use super::ise::{extract, locate, range_of, Loc};
-use super::pipe::Pipe;
 use super::weights;
-use rendergen_hdl::{Module, Sig};
+use rendergen_hdl::{Bundle, Module, Sig};
 
 /// Colour values read per texel (the most any endpoint mode needs).
 pub const COLOUR_VALUES: usize = 8;
 
 /// The shared fields carried through C, D, E.
-#[derive(Clone, Copy)]
-pub struct Carry {
-    pub(crate) cem: Sig,
-    pub(crate) dual: Sig,
-    pub(crate) ccs: Sig,
-    pub(crate) factor: [Sig; 4],
-    pub(crate) void_rgba: Sig,
-    pub(crate) void_hdr: Sig,
-    pub(crate) is_void: Sig,
-    pub(crate) illegal: Sig,
-    pub(crate) profile: Option<Sig>,
-    pub(crate) tag: Sig,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct Carry<T = Sig> {
+    pub(crate) cem: T,
+    pub(crate) dual: T,
+    pub(crate) ccs: T,
+    pub(crate) factor: [T; 4],
+    pub(crate) void_rgba: T,
+    pub(crate) void_hdr: T,
+    pub(crate) is_void: T,
+    pub(crate) illegal: T,
+    pub(crate) profile: Option<T>,
+    pub(crate) tag: T,
 }
 
 impl Carry {
@@ -41,34 +40,20 @@ impl Carry {
             tag: b.tag,
         }
     }
-
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> Carry {
-        Carry {
-            cem: p.r(m, "cem", self.cem),
-            dual: p.r(m, "dual", self.dual),
-            ccs: p.r(m, "ccs", self.ccs),
-            factor: p.arr(m, "factor", &self.factor),
-            void_rgba: p.r(m, "void_rgba", self.void_rgba),
-            void_hdr: p.r(m, "void_hdr", self.void_hdr),
-            is_void: p.r(m, "is_void", self.is_void),
-            illegal: p.r(m, "illegal", self.illegal),
-            profile: p.opt(m, "profile", self.profile),
-            tag: p.r(m, "tag", self.tag),
-        }
-    }
 }
 
 /// After stage C: masked streams and the location of every needed value.
-pub struct StageC {
-    colour: Sig,
-    weights: Sig,
-    colour_quant: Sig,
-    weight_quant: Sig,
-    colour_base: [Sig; COLOUR_VALUES],
-    colour_j: [Sig; COLOUR_VALUES],
-    weight_base: [Sig; 8],
-    weight_j: [Sig; 8],
-    carry: Carry,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct StageC<T = Sig> {
+    colour: T,
+    weights: T,
+    colour_quant: T,
+    weight_quant: T,
+    colour_base: [T; COLOUR_VALUES],
+    colour_j: [T; COLOUR_VALUES],
+    weight_base: [T; 8],
+    weight_j: [T; 8],
+    carry: Carry<T>,
 }
 
 /// Keeps the low `len` bits of `stream` (bits beyond a sequence read as zero).
@@ -104,30 +89,14 @@ pub fn stage_c(m: &mut Module, b: &StageB) -> StageC {
     }
 }
 
-impl StageC {
-    /// The stage registers.
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageC {
-        StageC {
-            colour: p.r(m, "colour", self.colour),
-            weights: p.r(m, "weights", self.weights),
-            colour_quant: p.r(m, "colour_quant", self.colour_quant),
-            weight_quant: p.r(m, "weight_quant", self.weight_quant),
-            colour_base: p.arr(m, "colour_base", &self.colour_base),
-            colour_j: p.arr(m, "colour_j", &self.colour_j),
-            weight_base: p.arr(m, "weight_base", &self.weight_base),
-            weight_j: p.arr(m, "weight_j", &self.weight_j),
-            carry: self.carry.reg(m, p),
-        }
-    }
-}
-
 /// After stage D or E: colour values and corner weights (raw in D, unquantised in E).
-pub struct StageDE {
-    pub(crate) colour_quant: Option<Sig>,
-    pub(crate) weight_quant: Option<Sig>,
-    pub(crate) colour: [Sig; COLOUR_VALUES],
-    pub(crate) weight: [Sig; 8],
-    pub(crate) carry: Carry,
+#[derive(Bundle, Clone, Copy, Debug, PartialEq)]
+pub struct StageDE<T = Sig> {
+    pub(crate) colour_quant: Option<T>,
+    pub(crate) weight_quant: Option<T>,
+    pub(crate) colour: [T; COLOUR_VALUES],
+    pub(crate) weight: [T; 8],
+    pub(crate) carry: Carry<T>,
 }
 
 /// Stage D: extracts the located values from the streams (colour 8 bits, weights 5 bits).
@@ -168,18 +137,5 @@ pub fn stage_e(m: &mut Module, d: &StageDE) -> StageDE {
         colour: d.colour.map(|v| endpoints::unquantize(m, &cr, v)),
         weight: d.weight.map(|v| weights::unquantize(m, &wr, v)),
         carry: d.carry,
-    }
-}
-
-impl StageDE {
-    /// The stage registers (the ranges are dropped after E).
-    pub(crate) fn reg(&self, m: &mut Module, p: &Pipe) -> StageDE {
-        StageDE {
-            colour_quant: p.opt(m, "colour_quant", self.colour_quant),
-            weight_quant: p.opt(m, "weight_quant", self.weight_quant),
-            colour: p.arr(m, "colour", &self.colour),
-            weight: p.arr(m, "weight", &self.weight),
-            carry: self.carry.reg(m, p),
-        }
     }
 }

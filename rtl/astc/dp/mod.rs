@@ -122,21 +122,23 @@ pub fn astc_dp(m: &mut Module, cfg: &DpCfg, req: Stream<DpReq>) -> Stream<DpResp
     let (valid, data, ready) = req.split();
     ready.drive(en);
     let p = |stage| Pipe { en, stage };
-    let a = front::stage_a(m, cfg, &data);
-    let (a, va) = (a.reg(m, &p("a")), p("a").valid(m, valid));
-    let b = front::stage_b(m, &a);
-    let (b, vb) = (b.reg(m, &p("b")), p("b").valid(m, va));
-    let c = middle::stage_c(m, &b);
-    let (c, vc) = (c.reg(m, &p("c")), p("c").valid(m, vb));
-    let d = middle::stage_d(m, &c);
-    let (d, vd) = (d.reg(m, &p("d")), p("d").valid(m, vc));
-    let e = middle::stage_e(m, &d);
-    let (e, ve) = (e.reg(m, &p("e")), p("e").valid(m, vd));
-    let f = back::stage_f(m, cfg, &e);
-    let (f, vf) = (f.reg(m, &p("f")), p("f").valid(m, ve));
-    let g = back::stage_g(m, cfg, &f);
-    let (g, vg) = (g.reg(m, &p("g")), p("g").valid(m, vf));
-    let resp = back::output(m, cfg, &g);
+    // Each stage's logic is its own module (`stage_a` … `stage_g`, `output`); the stage
+    // registers between them live here.
+    let a = m.child("stage_a", cfg, data, |m, cfg, d| front::stage_a(m, cfg, &d));
+    let (a, va) = (p("a").regs(m, &a), p("a").valid(m, valid));
+    let b = m.child("stage_b", &(), a, |m, _, a| front::stage_b(m, &a));
+    let (b, vb) = (p("b").regs(m, &b), p("b").valid(m, va));
+    let c = m.child("stage_c", &(), b, |m, _, b| middle::stage_c(m, &b));
+    let (c, vc) = (p("c").regs(m, &c), p("c").valid(m, vb));
+    let d = m.child("stage_d", &(), c, |m, _, c| middle::stage_d(m, &c));
+    let (d, vd) = (p("d").regs(m, &d), p("d").valid(m, vc));
+    let e = m.child("stage_e", &(), d, |m, _, d| middle::stage_e(m, &d));
+    let (e, ve) = (p("e").regs(m, &e), p("e").valid(m, vd));
+    let f = m.child("stage_f", cfg, e, |m, cfg, e| back::stage_f(m, cfg, &e));
+    let (f, vf) = (p("f").regs(m, &f), p("f").valid(m, ve));
+    let g = m.child("stage_g", cfg, f, |m, cfg, f| back::stage_g(m, cfg, &f));
+    let (g, vg) = (p("g").regs(m, &g), p("g").valid(m, vf));
+    let resp = m.child("output", cfg, g, |m, cfg, g| back::output(m, cfg, &g));
     let (decoded, skid_ready) = Stream::offer(m, "decoded", vg, resp);
     advance.drive(skid_ready | !vg);
     skid_buffer(m, decoded)

@@ -6,17 +6,23 @@ use super::entries::{Entry, EntryCtl};
 use crate::pbru::ports::{PbruCfg, PerfCounters, PipeReq, SmReq};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
 use rendergen_hdl::{
-    cat, cat_lsb_first, clog2, onehot_mux, pack, round_robin_pick, unpack, Module, Sig, Stream,
+    cat, cat_lsb_first, clog2, onehot_mux, pack, round_robin_pick, unpack, Io, Module, Sig, Stream,
 };
 use rendergen_isa::PipeKind;
 
 /// The SM request stream of each instance: every SM port demultiplexed by `pipe`, then a
 /// round-robin arbiter per instance over the ports (the SM-side arbiter, ¶133).
-fn sm_lanes(
-    m: &mut Module,
-    cfg: &PbruCfg,
-    sm_reqs: Vec<Stream<SmReq>>,
-) -> Vec<(Stream<SmReq>, Sig)> {
+/// The SM side's request to one instance, and the port it came from.
+#[derive(Io)]
+pub struct SmLane {
+    /// The request.
+    pub req: Stream<SmReq>,
+    /// One-hot: the SM port granted.
+    pub port: Sig,
+}
+
+/// The SM-side arbiter (own module `sm_arbiter`): see the function above.
+pub fn sm_lanes(m: &mut Module, cfg: &PbruCfg, sm_reqs: Vec<Stream<SmReq>>) -> Vec<SmLane> {
     let n = cfg.pipes.len();
     let mut per_pipe: Vec<Vec<Stream<SmReq>>> = (0..n).map(|_| Vec::new()).collect();
     for (k, port) in sm_reqs.into_iter().enumerate() {
@@ -37,7 +43,10 @@ fn sm_lanes(
         .into_iter()
         .map(|lanes| {
             let g = arbiter(m, ArbPolicy::RoundRobin, lanes);
-            (g.out, g.grant)
+            SmLane {
+                req: g.out,
+                port: g.grant,
+            }
         })
         .collect()
 }
@@ -75,7 +84,7 @@ pub fn dispatch(
     let mut order: Vec<usize> = (0..entries.len()).collect();
     order.sort_by_key(|&e| (entries[e].slot, entries[e].core));
     let entry_reqs: Vec<Sig> = order.iter().map(|&e| entry_reqs[e]).collect();
-    let sm = sm_lanes(m, cfg, sm_reqs);
+    let sm = m.child("sm_arbiter", cfg, sm_reqs, sm_lanes);
     // Per type: the round-robin pointer and the entries not yet granted this cycle.
     let mut remaining: Vec<Option<Sig>> = vec![None; 8];
     let mut last_ptr = Vec::new();
@@ -89,7 +98,8 @@ pub fn dispatch(
     let mut slots = Vec::new();
     let mut perf = Vec::new();
     let names = cfg.pipe_names();
-    for (i, ((sm_req, sm_port), inst)) in sm.into_iter().zip(&cfg.pipes).enumerate() {
+    for (i, (lane, inst)) in sm.into_iter().zip(&cfg.pipes).enumerate() {
+        let (sm_req, sm_port) = (lane.req, lane.port);
         let t = inst.kind.index() as usize;
         let name = &names[i];
         let (sv, sd, sready) = sm_req.split();

@@ -12,17 +12,11 @@ use rendergen_hdl::{
     Stream,
 };
 
-/// The intake's use of the instruction cache: the inline chunk arriving with a ray, to be
-/// written, and the chunk of the arriving ray's instruction address, looked up.
-pub struct InlineChunk {
-    /// Write this cycle.
-    pub valid: Sig,
-    /// Chunk number (byte address >> 5), 27 bits.
-    pub key: Sig,
-    /// The chunk.
-    pub data: Sig,
-    /// Chunk number looked up for the ray being offered (a second read port).
-    pub lookup: Sig,
+rendergen_hdl::bundle! {
+    /// The intake's use of the instruction cache: the inline chunk arriving with a ray, to be
+    /// written (`valid`, `key` = chunk number, i.e. byte address >> 5, 27 bits, `data`), and the
+    /// chunk number looked up for the ray being offered (`lookup`, a second read port).
+    pub struct InlineChunk { pub valid, pub key, pub data, pub lookup }
 }
 
 /// The caches' answers to the proxy's lookups (see [`ProxyOut::icache`], [`ProxyOut::tcache`]).

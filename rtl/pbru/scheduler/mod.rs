@@ -116,15 +116,17 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         .any(|p| p.kind == PipeKind::AstcDp && p.test_latency.is_none());
     // The intake's instruction-cache lookup is the cache's second port.
     let intake_answer = input.caches.icache[1];
-    let (assigns, inline) = rays::intake(
-        m,
-        cfg,
-        input.sm_ray_in,
-        input.ttu_ray_in,
-        &busy,
-        &open,
-        &intake_answer,
-    );
+    let intake_in = rays::IntakeIn {
+        sm_ray_in: input.sm_ray_in,
+        ttu_ray_in: input.ttu_ray_in,
+        busy,
+        open,
+        cached: intake_answer,
+    };
+    let rays::IntakeOut {
+        assign: assigns,
+        inline,
+    } = m.child("intake", cfg, intake_in, rays::intake);
     let (entries, mut ctl) = entries::collect(m, cfg, creqs, dp_rewrite);
     let mut slot_busy = Vec::new();
     let mut results = Vec::new();
@@ -145,8 +147,18 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         )
     });
     ctl.finish(m);
-    let (crsps, sm_resp) = route::route(m, cfg, results, proxy.answers);
-    let (sm_ray_out, ttu_ray_out) = rays::ray_out(m, dones);
+    let routed = m.child(
+        "route",
+        cfg,
+        route::RouteIn {
+            results,
+            answers: proxy.answers,
+        },
+        route::route,
+    );
+    let (crsps, sm_resp) = (routed.crsp, routed.sm_resp);
+    let rays_out = m.child("ray_out", &(), dones, rays::ray_out);
+    let (sm_ray_out, ttu_ray_out) = (rays_out.sm, rays_out.ttu);
     let cores = assigns
         .into_iter()
         .zip(crsps)

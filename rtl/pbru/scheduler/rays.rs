@@ -4,7 +4,7 @@ use super::mem_proxy::InlineChunk;
 use crate::pbru::ports::CacheAnswer;
 use crate::pbru::ports::{PbruCfg, RayIn, RayOut};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
-use rendergen_hdl::{or_all, Module, Sig, Stream};
+use rendergen_hdl::{or_all, Io, Module, Sig, Stream};
 
 fn popcount(m: &mut Module, bits: Sig) -> Sig {
     let w = rendergen_hdl::clog2(bits.width() as u64 + 1);
@@ -19,15 +19,15 @@ fn popcount(m: &mut Module, bits: Sig) -> Sig {
 /// names its program by address and whose chunk is in the instruction cache (`cached`, the
 /// answer to the returned [`InlineChunk::lookup`]) leaves with that chunk, as if inline, and
 /// needs no IFETCH. Returns the per-core `assign` streams and the instruction-cache traffic.
-pub fn intake(
-    m: &mut Module,
-    cfg: &PbruCfg,
-    sm_ray_in: Stream<RayIn>,
-    ttu_ray_in: Stream<RayIn>,
-    busy: &[Sig],
-    open: &[Sig],
-    cached: &CacheAnswer,
-) -> (Vec<Stream<RayIn>>, InlineChunk) {
+pub fn intake(m: &mut Module, cfg: &PbruCfg, i: IntakeIn) -> IntakeOut {
+    let IntakeIn {
+        sm_ray_in,
+        ttu_ray_in,
+        busy,
+        open,
+        cached,
+    } = i;
+    let (busy, open) = (&busy[..], &open[..]);
     let g = arbiter(m, ArbPolicy::RoundRobin, vec![sm_ray_in, ttu_ray_in]);
     let (v, arrived, ready) = g.out.split();
     let pc = arrived.inst_addr + arrived.index.zext(32);
@@ -72,17 +72,53 @@ pub fn intake(
         data: arrived.chunk,
         lookup: pc.slice(5, 27),
     };
-    (assigns, inline)
+    IntakeOut {
+        assign: assigns,
+        inline,
+    }
 }
 
 /// Finished rays from the cores (round-robin) to `(sm_ray_out, ttu_ray_out)`: parked rays
 /// (reason 1) to the TTU (¶76), others by `ret_dst` (0 SM, 1 TTU).
-pub fn ray_out(m: &mut Module, done: Vec<Stream<RayOut>>) -> (Stream<RayOut>, Stream<RayOut>) {
+pub fn ray_out(m: &mut Module, _cfg: &(), done: Vec<Stream<RayOut>>) -> RaysOut {
     let g = arbiter(m, ArbPolicy::RoundRobin, done);
     let (v, ray, ready) = g.out.split();
     let to_ttu = (ray.reason.eq(1) | ray.ret_dst.eq(1)).named("ray_out_to_ttu");
     let (sm, sm_ready) = Stream::offer(m, "sm_ray_out", v & !to_ttu, ray);
     let (ttu, ttu_ready) = Stream::offer(m, "ttu_ray_out", v & to_ttu, ray);
     ready.drive(to_ttu.mux(ttu_ready, sm_ready));
-    (sm, ttu)
+    RaysOut { sm, ttu }
+}
+
+/// What [`intake`] takes.
+#[derive(Io)]
+pub struct IntakeIn {
+    /// Rays from the SM.
+    pub sm_ray_in: Stream<RayIn>,
+    /// Rays from the TTU.
+    pub ttu_ray_in: Stream<RayIn>,
+    /// Per core: occupied slots.
+    pub busy: Vec<Sig>,
+    /// Per core: takes a ray this cycle.
+    pub open: Vec<Sig>,
+    /// The instruction cache's answer to [`IntakeOut::inline`]'s lookup.
+    pub cached: CacheAnswer,
+}
+
+/// What [`intake`] gives.
+#[derive(Io)]
+pub struct IntakeOut {
+    /// Per core: rays to start.
+    pub assign: Vec<Stream<RayIn>>,
+    /// The instruction-cache traffic of the intake.
+    pub inline: InlineChunk,
+}
+
+/// What [`ray_out`] gives: rays to the SM and to the TTU.
+#[derive(Io)]
+pub struct RaysOut {
+    /// Rays to the SM.
+    pub sm: Stream<RayOut>,
+    /// Rays to the TTU (parked ones included).
+    pub ttu: Stream<RayOut>,
 }

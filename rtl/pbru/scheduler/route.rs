@@ -4,16 +4,30 @@
 
 use crate::pbru::ports::{CoreResp, PbruCfg, PipeResp, SmResp, CHUNK_W, CRSP_PIPE};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
-use rendergen_hdl::{Module, Stream};
+use rendergen_hdl::{Io, Module, Stream};
+
+/// What [`route`] takes.
+#[derive(Io)]
+pub struct RouteIn {
+    /// Per pipeline instance: its results (index = `SmResp::pipe`).
+    pub results: Vec<Stream<PipeResp>>,
+    /// Per core: the memory proxy's answers.
+    pub answers: Vec<Stream<CoreResp>>,
+}
+
+/// What [`route`] gives.
+#[derive(Io)]
+pub struct RouteOut {
+    /// Per core: answers and results.
+    pub crsp: Vec<Stream<CoreResp>>,
+    /// Per SM port: results.
+    pub sm_resp: Vec<Stream<SmResp>>,
+}
 
 /// Routes `results` (one per instance, index = `SmResp::pipe`) and the proxy's `answers` (one
 /// per core) to the cores' `crsp` and the SM ports.
-pub fn route(
-    m: &mut Module,
-    cfg: &PbruCfg,
-    results: Vec<Stream<PipeResp>>,
-    answers: Vec<Stream<CoreResp>>,
-) -> (Vec<Stream<CoreResp>>, Vec<Stream<SmResp>>) {
+pub fn route(m: &mut Module, cfg: &PbruCfg, i: RouteIn) -> RouteOut {
+    let RouteIn { results, answers } = i;
     let slot_w = cfg.slot_w();
     let mut to_core: Vec<Vec<Stream<CoreResp>>> = answers.into_iter().map(|a| vec![a]).collect();
     let mut to_sm: Vec<Vec<Stream<SmResp>>> = (0..cfg.sm_ports).map(|_| Vec::new()).collect();
@@ -56,5 +70,5 @@ pub fn route(
         .into_iter()
         .map(|lanes| arbiter(m, ArbPolicy::RoundRobin, lanes).out)
         .collect();
-    (crsp, sm)
+    RouteOut { crsp, sm_resp: sm }
 }
