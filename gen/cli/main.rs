@@ -71,6 +71,14 @@ enum Command {
         json: bool,
     },
     /// Synthesise with Yosys and print cells, LUTs, flip-flops, RAM bits and the longest path.
+    ///
+    /// The default report is of the flattened design. With --per-module the design is
+    /// synthesised without flattening instead (one synthesis, not two) and a table lists every
+    /// module definition: instances, cells and flip-flops of one instance (without its child
+    /// instances), cells × instances, the cells under all its instances, and its share of the
+    /// total, largest share first. Its totals are those of the unflattened netlist, which can
+    /// be a little larger (no optimisation across module boundaries); the longest path is then
+    /// measured on the flattened hierarchical gate netlist.
     Synth {
         /// Generator name.
         top: String,
@@ -80,6 +88,13 @@ enum Command {
         /// Synthesis target.
         #[arg(long, value_enum, default_value_t = Target::Generic)]
         target: Target,
+        /// Keep the hierarchy and add the per-module area table (see above).
+        #[arg(long)]
+        per_module: bool,
+        /// Print one JSON object instead of text (with a `modules` array, empty unless
+        /// --per-module).
+        #[arg(long)]
+        json: bool,
     },
     /// ASTC textures: decode through the ASTC_DP RTL or the reference model; inspect blocks.
     #[command(subcommand)]
@@ -246,16 +261,27 @@ fn run(command: Command) -> Result<(), Failure> {
             top,
             params,
             target,
+            per_module,
+            json,
         } => {
-            use rendergen_gen::tools::{synth, SynthTarget};
+            use rendergen_gen::tools::{synth, synth_per_module, SynthTarget};
             let design = build(&top, &params)?;
             let target = match target {
                 Target::Generic => SynthTarget::Generic,
                 Target::Ice40 => SynthTarget::Ice40,
                 Target::Ecp5 => SynthTarget::Ecp5,
             };
-            let report = synth(&design, target).map_err(Failure::check)?;
-            println!("{report}");
+            let report = if per_module {
+                synth_per_module(&design, target)
+            } else {
+                synth(&design, target)
+            }
+            .map_err(Failure::check)?;
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                println!("{report}");
+            }
             Ok(())
         }
         Command::Astc(cmd) => astc::run(cmd),

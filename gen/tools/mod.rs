@@ -9,4 +9,4 @@ mod synth;
 
 pub use lint::{lint, LintReport, ToolOutput};
 pub use run::{run_tool, write_design, ToolError, WorkDir};
-pub use synth::{synth, SynthReport, SynthTarget};
+pub use synth::{synth, synth_per_module, ModuleArea, SynthReport, SynthTarget};
