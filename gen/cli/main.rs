@@ -73,7 +73,7 @@ enum Command {
     /// Synthesise with Yosys and print cells, LUTs, flip-flops, RAM bits and the longest path.
     ///
     /// The default report is of the flattened design. With --per-module the design is
-    /// synthesised without flattening instead (one synthesis, not two) and a table lists every
+    /// synthesised without flattening instead (no extra synthesis run) and a table lists every
     /// module definition: instances, cells and flip-flops of one instance (without its child
     /// instances), cells × instances, the cells under all its instances, and its share of the
     /// total, largest share first. Its totals are those of the unflattened netlist, which can

@@ -190,7 +190,7 @@ impl fmt::Display for Table<'_> {
         )?;
         writeln!(
             f,
-            "    {:<w$} {:>6} {:>8} {:>7}{}{} {:>11} {:>15} {:>6}",
+            "    {:<w$} {:>6} {:>8} {:>7}{}{} {:>11} {:>15} {:>7}",
             "module",
             "inst",
             "cells",
@@ -205,7 +205,7 @@ impl fmt::Display for Table<'_> {
             let share = 100.0 * m.total_cells() as f64 / self.total.max(1) as f64;
             writeln!(
                 f,
-                "    {:<w$} {:>6} {:>8} {:>7}{}{} {:>11} {:>15} {:>5.1}%",
+                "    {:<w$} {:>6} {:>8} {:>7}{}{} {:>11} {:>15} {:>6.1}%",
                 m.name,
                 m.instances,
                 m.cells,
