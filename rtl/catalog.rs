@@ -4,16 +4,18 @@
 
 use crate::astc::address::{astc_a_top, AstcACfg, Pipelining};
 use crate::astc::dp::{astc_dp_top, DpCfg};
-use crate::mem::ram::{ram_1r1w, ram_2p, RamCfg};
+use crate::mem::ram::{self, ram_1r1w, ram_2p, RamCfg};
+use crate::pbru::cfg_check as pbru_lim;
 use crate::pbru::top::{catalog_cfg, pbru_top};
 use crate::stream::arbiter::{arbiter_top, ArbPolicy};
-use crate::stream::credit::credit_counter_top;
-use crate::stream::fifo::{fifo_top, FifoCfg};
+use crate::stream::credit::{self, credit_counter_top};
+use crate::stream::fifo::{self, fifo_top, FifoCfg};
 use crate::stream::mux::{stream_demux_top, stream_mux_top};
 use crate::stream::skid::skid_buffer_top;
-use crate::synthetic;
-use rendergen_hdl::{Design, ElabErrors};
+use crate::{astc, stream, synthetic};
+use rendergen_hdl::{powers_of_two_in, Design, ElabErrors};
 use std::fmt;
+use std::ops::RangeInclusive;
 
 /// One parameter of a generator.
 #[derive(Clone, Copy, Debug)]
@@ -26,8 +28,28 @@ pub struct ParamSpec {
     pub min: u64,
     /// Largest legal value.
     pub max: u64,
+    /// Only powers of two in `min..=max` are legal (sizes the generator cannot round).
+    pub pow2: bool,
     /// One line of documentation.
     pub doc: &'static str,
+}
+
+impl ParamSpec {
+    /// True if `value` is legal on its own (other parameters aside).
+    pub fn accepts(&self, value: u64) -> bool {
+        (self.min..=self.max).contains(&value) && (!self.pow2 || value.is_power_of_two())
+    }
+
+    /// The legal values, for messages and listings: `an integer in 1..=8`, or the powers of two.
+    pub fn valid(&self) -> String {
+        match self.pow2 {
+            false => format!("an integer in {}..={}", self.min, self.max),
+            true => format!(
+                "a power of two in {}",
+                powers_of_two_in(&(self.min..=self.max))
+            ),
+        }
+    }
 }
 
 /// A top-level generator.
@@ -40,6 +62,9 @@ pub struct GeneratorSpec {
     pub params: &'static [ParamSpec],
     /// Builds the design from values in the order of `params`.
     build: fn(&[u64]) -> Result<Design, ElabErrors>,
+    /// A constraint between parameters, checked after each value is in range: `Err` with the
+    /// index of the parameter to blame and a description of its valid values.
+    constraint: Option<fn(&[u64]) -> Result<(), (usize, String)>>,
 }
 
 const fn p(name: &'static str, default: u64, min: u64, max: u64, doc: &'static str) -> ParamSpec {
@@ -48,15 +73,60 @@ const fn p(name: &'static str, default: u64, min: u64, max: u64, doc: &'static s
         default,
         min,
         max,
+        pow2: false,
         doc,
     }
 }
 
-const WIDTH: ParamSpec = p("width", 32, 1, 4096, "payload width in bits");
-const LANES: ParamSpec = p("n", 4, 1, 64, "number of lanes");
-const DEPTH: ParamSpec = p("depth", 256, 1, 1 << 20, "words");
+/// A parameter whose legal range is the generator's own constant.
+const fn pr(
+    name: &'static str,
+    default: u64,
+    range: RangeInclusive<u64>,
+    doc: &'static str,
+) -> ParamSpec {
+    p(name, default, *range.start(), *range.end(), doc)
+}
 
-/// The RAM configuration from the values of `[WIDTH, DEPTH]`.
+/// A size that must be a power of two in `range`.
+const fn pow2(
+    name: &'static str,
+    default: u64,
+    range: RangeInclusive<u64>,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        pow2: true,
+        ..pr(name, default, range, doc)
+    }
+}
+
+const WIDTH: ParamSpec = pr("width", 32, stream::WIDTH, "payload width in bits");
+const LANES: ParamSpec = pr("n", 4, stream::LANES, "number of lanes");
+const RAM_WIDTH: ParamSpec = pr("width", 32, ram::WIDTH, "word width in bits");
+const RAM_DEPTH: ParamSpec = pr(
+    "depth",
+    256,
+    ram::DEPTH,
+    "words (width × depth ≤ 2^26 bits)",
+);
+
+/// `width × depth` of a RAM (values `[RAM_WIDTH, RAM_DEPTH]`) within [`ram::MAX_BITS`].
+fn ram_size(v: &[u64]) -> Result<(), (usize, String)> {
+    match v[0].saturating_mul(v[1]) <= ram::MAX_BITS {
+        true => Ok(()),
+        false => Err((
+            1,
+            format!(
+                "at most {} words of {} bits (width × depth ≤ 2^26 bits)",
+                ram::MAX_BITS / v[0].max(1),
+                v[0]
+            ),
+        )),
+    }
+}
+
+/// The RAM configuration from the values of `[RAM_WIDTH, RAM_DEPTH]`.
 fn ram_cfg(v: &[u64]) -> RamCfg {
     RamCfg {
         width: v[0] as u32,
@@ -83,14 +153,16 @@ pub static GENERATORS: &[GeneratorSpec] = &[
     GeneratorSpec {
         name: "fifo",
         doc: "synchronous FIFO with full/empty/count",
-        params: &[WIDTH, p("depth", 16, 0, 65536, "entries (0 = wire)")],
+        params: &[WIDTH, pr("depth", 16, fifo::DEPTH, "entries (0 = wire)")],
         build: |v| fifo_top(v[0] as u32, &FifoCfg { depth: v[1] as u32 }),
+        constraint: None,
     },
     GeneratorSpec {
         name: "skid_buffer",
         doc: "register slice for valid/ready at full throughput",
         params: &[WIDTH],
         build: |v| skid_buffer_top(v[0] as u32),
+        constraint: None,
     },
     GeneratorSpec {
         name: "rr_arbiter",
@@ -104,6 +176,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                 v[1] as u32,
             )
         },
+        constraint: None,
     },
     GeneratorSpec {
         name: "priority_arbiter",
@@ -117,57 +190,65 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                 v[1] as u32,
             )
         },
+        constraint: None,
     },
     GeneratorSpec {
         name: "stream_mux",
         doc: "stream multiplexer steered by `sel`",
         params: &[LANES, WIDTH],
         build: |v| stream_mux_top(v[0] as u32, v[1] as u32),
+        constraint: None,
     },
     GeneratorSpec {
         name: "stream_demux",
         doc: "stream demultiplexer steered by `sel`",
         params: &[LANES, WIDTH],
         build: |v| stream_demux_top(v[0] as u32, v[1] as u32),
+        constraint: None,
     },
     GeneratorSpec {
         name: "ram_1r1w",
         doc: "RAM with one write and one synchronous read port",
-        params: &[WIDTH, DEPTH],
+        params: &[RAM_WIDTH, RAM_DEPTH],
         build: |v| ram_1r1w(&ram_cfg(v)),
+        constraint: Some(ram_size),
     },
     GeneratorSpec {
         name: "ram_2p",
         doc: "true dual-port RAM, synchronous read-first ports a and b",
-        params: &[WIDTH, DEPTH],
+        params: &[RAM_WIDTH, RAM_DEPTH],
         build: |v| ram_2p(&ram_cfg(v)),
+        constraint: Some(ram_size),
     },
     GeneratorSpec {
         name: "credit_counter",
         doc: "credit counter for credit-based flow control",
-        params: &[p("max", 8, 1, 1 << 31, "credits after reset")],
+        params: &[pr("max", 8, credit::MAX, "credits after reset")],
         build: |v| credit_counter_top(v[0] as u32),
+        constraint: None,
     },
     GeneratorSpec {
         name: "counter",
         doc: "free-running counter with enable (benchmark reference)",
-        params: &[p("width", 32, 1, 4096, "counter width")],
+        params: &[pr("width", 32, synthetic::COUNTER_WIDTH, "counter width")],
         build: |v| synthetic::counter(v[0] as u32),
+        constraint: None,
     },
     GeneratorSpec {
         name: "mac_mesh",
         doc: "mesh of pipelined 16-bit multiply-add cells (simulator benchmark)",
         params: &[
-            p("lanes", 48, 1, 256, "lanes"),
-            p("stages", 48, 1, 256, "pipeline stages"),
+            pr("lanes", 48, synthetic::MESH_SIZE, "lanes"),
+            pr("stages", 48, synthetic::MESH_SIZE, "pipeline stages"),
         ],
         build: |v| synthetic::mac_mesh(v[0] as u32, v[1] as u32),
+        constraint: None,
     },
     GeneratorSpec {
         name: "astc_a",
         doc: "ASTC_A texture-address pipeline (pbru §5.2): UV, coverage → block address, texel",
         params: &[
-            p("tag_width", 16, 1, 64, "tag bits carried through"),
+            pr("tag_width", 16, astc::address::TAG_WIDTH, "tag bits carried through"),
             p("shallow", 0, 0, 1, "1: latency 4, 0: latency 8"),
         ],
         build: |v| {
@@ -177,29 +258,31 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                 pipelining,
             })
         },
+        constraint: None,
     },
     GeneratorSpec {
         name: "astc_dp",
         doc: "ASTC_DP texel decode pipeline (pbru §5.3): one texel of a 128-bit ASTC block per clock",
         params: &[
-            p("tag_width", 8, 1, 64, "tag bits carried through"),
+            pr("tag_width", 8, astc::dp::TAG_WIDTH, "tag bits carried through"),
             p("footprint", 0, 0, 14, "0 per request, k the k-th of 4x4 5x4 5x5 6x5 6x6 8x5 8x6 8x8 10x5 10x6 10x8 10x10 12x10 12x12"),
             p("profiles", 0, 0, 4, "0 all, 1 LDR only, 2 LDR linear, 3 LDR sRGB, 4 HDR"),
         ],
         build: |v| astc_dp_top(&DpCfg::from_catalog(v[0], v[1], v[2])),
+        constraint: None,
     },
     GeneratorSpec {
         name: "pbru",
         doc: "PBRU render engine (pbru §1-5, D2-D3): core scheduler, L0 caches, pipeline slots, cores",
         params: &[
-            p("cores", 4, 1, 8, "processing cores"),
-            p("slots", 2, 1, 8, "ray slots per core"),
-            p("stack_depth", 32, 4, 64, "stack words per slot"),
-            p("icache_chunks", 16, 1, 256, "L0 instruction-cache lines (power of two)"),
-            p("tcache_blocks", 16, 1, 256, "L0 texture-cache lines (power of two)"),
-            p("sm_ports", 1, 1, 4, "SM ports for direct pipeline requests"),
-            p("sm_block_cycles", 1, 1, 64, "cycles a core request waits after an SM request"),
-            p("miss_thresh", 64, 0, 65535, "cycles before a core parks a waiting fetch"),
+            pr("cores", 4, pbru_lim::CORES, "processing cores"),
+            pr("slots", 2, pbru_lim::SLOTS, "ray slots per core"),
+            pr("stack_depth", 32, pbru_lim::STACK_DEPTH, "stack words per slot"),
+            pow2("icache_chunks", 16, pbru_lim::CACHE_LINES, "L0 instruction-cache lines"),
+            pow2("tcache_blocks", 16, pbru_lim::CACHE_LINES, "L0 texture-cache lines"),
+            pr("sm_ports", 1, pbru_lim::SM_PORTS, "SM ports for direct pipeline requests"),
+            pr("sm_block_cycles", 1, pbru_lim::SM_BLOCK_CYCLES, "cycles a core request waits after an SM request"),
+            pr("miss_thresh", 64, pbru_lim::MISS_THRESH, "cycles before a core parks a waiting fetch"),
             p("astc_a_instances", 1, 0, 4, "ASTC_A instances"),
             p("astc_dp_instances", 1, 0, 4, "ASTC_DP instances"),
             p("ggx_instances", 1, 0, 4, "GGX instances"),
@@ -208,10 +291,11 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             p("sheen_instances", 1, 0, 4, "sheen instances"),
             p("subsurface_instances", 1, 0, 4, "subsurface instances"),
             p("cel_instances", 1, 0, 4, "cel instances"),
-            p("test_latency", 4, 1, 64, "latency of the test pipelines"),
+            pr("test_latency", 4, pbru_lim::TEST_LATENCY, "latency of the test pipelines"),
             p("real_astc", 1, 0, 1, "1: real ASTC_A/ASTC_DP units, 0: test pipelines"),
         ],
         build: |v| pbru_top(&catalog_cfg(v)),
+        constraint: None,
     },
 ];
 
@@ -235,13 +319,13 @@ pub enum CatalogError {
         name: String,
         valid: Vec<String>,
     },
-    /// A value that is not a number or is out of range.
+    /// A value that is not a number, is out of range, or breaks a constraint; `valid`
+    /// describes the valid values (`an integer in 1..=8`, `a power of two in 1, 2, 4`).
     BadValue {
         generator: String,
         param: String,
         value: String,
-        min: u64,
-        max: u64,
+        valid: String,
     },
     /// `-p` argument not of the form NAME=VALUE.
     Malformed { arg: String },
@@ -254,16 +338,33 @@ impl fmt::Display for CatalogError {
         match self {
             CatalogError::UnknownGenerator { name } => {
                 let names: Vec<&str> = GENERATORS.iter().map(|g| g.name).collect();
-                write!(f, "unknown generator `{name}`; valid generators: {}", names.join(", "))
+                write!(
+                    f,
+                    "unknown generator `{name}`; valid generators: {}",
+                    names.join(", ")
+                )
             }
-            CatalogError::UnknownParam { generator, name, valid } => write!(
+            CatalogError::UnknownParam {
+                generator,
+                name,
+                valid,
+            } => write!(
                 f,
                 "generator `{generator}` has no parameter `{name}`; valid parameters: {}",
-                if valid.is_empty() { "(none)".to_string() } else { valid.join(", ") }
+                if valid.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    valid.join(", ")
+                }
             ),
-            CatalogError::BadValue { generator, param, value, min, max } => write!(
+            CatalogError::BadValue {
+                generator,
+                param,
+                value,
+                valid,
+            } => write!(
                 f,
-                "invalid value `{value}` for parameter `{param}` of `{generator}`: expected an integer in {min}..={max}"
+                "invalid value `{value}` for parameter `{param}` of `{generator}`: expected {valid}"
             ),
             CatalogError::Malformed { arg } => {
                 write!(f, "parameter `{arg}` is not of the form NAME=VALUE")
@@ -301,16 +402,23 @@ impl GeneratorSpec {
                 });
             };
             let spec = &self.params[i];
-            let parsed = parse_int(v).filter(|x| (spec.min..=spec.max).contains(x));
-            values[i] = parsed.ok_or_else(|| CatalogError::BadValue {
-                generator: self.name.into(),
-                param: k.into(),
-                value: v.into(),
-                min: spec.min,
-                max: spec.max,
-            })?;
+            values[i] = parse_int(v)
+                .filter(|x| spec.accepts(*x))
+                .ok_or_else(|| self.bad_value(i, v.into(), spec.valid()))?;
+        }
+        if let Some(check) = self.constraint {
+            check(&values).map_err(|(i, valid)| self.bad_value(i, values[i].to_string(), valid))?;
         }
         Ok(values)
+    }
+
+    fn bad_value(&self, param: usize, value: String, valid: String) -> CatalogError {
+        CatalogError::BadValue {
+            generator: self.name.into(),
+            param: self.params[param].name.into(),
+            value,
+            valid,
+        }
     }
 
     /// Builds the design with `NAME=VALUE` overrides.
@@ -380,6 +488,113 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("`lots`") && e.contains("0..=65536"), "{e}");
+    }
+
+    /// Builds `g` with `name=value`; `Err` describes a panic or an error that does not name
+    /// the parameter.
+    fn build_names_param(g: &GeneratorSpec, name: &str, value: &str) -> Result<(), String> {
+        let arg = format!("{name}={value}");
+        let outcome = std::panic::catch_unwind(|| g.build(std::slice::from_ref(&arg)));
+        match outcome {
+            Err(_) => Err(format!("{} {arg}: panicked", g.name)),
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => {
+                let text = e.to_string();
+                match text.contains(&format!("`{name}`")) && text.contains(value) {
+                    true => Ok(()),
+                    false => Err(format!("{} {arg}: error does not name it: {text}", g.name)),
+                }
+            }
+        }
+    }
+
+    /// Every parameter of every generator, one at a time with the others at default, at 0, its
+    /// minimum and maximum, maximum + 1, 3 (not a power of two), 2^40 and u64::MAX: each build
+    /// succeeds or fails with an error naming the parameter and the value; nothing panics.
+    #[test]
+    fn every_parameter_sweep_never_panics() {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let mut failures = Vec::new();
+        for g in GENERATORS {
+            for p in g.params {
+                let values = [
+                    0,
+                    p.min,
+                    p.max,
+                    p.max.saturating_add(1),
+                    3,
+                    1 << 40,
+                    u64::MAX,
+                ];
+                for v in values {
+                    if let Err(f) = build_names_param(g, p.name, &v.to_string()) {
+                        failures.push(f);
+                    }
+                }
+            }
+        }
+        std::panic::set_hook(hook);
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn out_of_range_values_name_the_valid_values() {
+        let e = build("pbru", &["icache_chunks=3".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("`icache_chunks`") && e.contains("`3`") && e.contains("1, 2, 4, 8, 16, 32"),
+            "{e}"
+        );
+        let e = build("pbru", &["cores=9".into()]).unwrap_err().to_string();
+        assert!(e.contains("`cores`") && e.contains("1..=8"), "{e}");
+        let big = ["width=4096".to_string(), "depth=65536".into()];
+        let e = build("ram_2p", &big).unwrap_err().to_string();
+        assert!(
+            e.contains("`depth`") && e.contains("at most 16384 words"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn pbru_without_any_pipeline_elaborates() {
+        let none: Vec<String> = GENERATORS[GENERATORS.len() - 1]
+            .params
+            .iter()
+            .filter(|p| p.name.ends_with("_instances"))
+            .map(|p| format!("{}=0", p.name))
+            .collect();
+        assert_eq!(none.len(), 8);
+        if let Err(e) = build("pbru", &none) {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn generators_reject_their_own_bad_parameters() {
+        use crate::stream::arbiter::{arbiter_top, ArbPolicy};
+        let results = [
+            arbiter_top("a", ArbPolicy::RoundRobin, 0, 8),
+            arbiter_top("a", ArbPolicy::Priority, 65, 8),
+            stream_mux_top(0, 8),
+            stream_demux_top(u32::MAX, 8),
+            fifo_top(0, &FifoCfg { depth: 1 << 30 }),
+            skid_buffer_top(u32::MAX),
+            credit_counter_top(0),
+            synthetic::counter(0),
+            synthetic::mac_mesh(0, u32::MAX),
+            ram_2p(&RamCfg {
+                width: 4096,
+                depth: 1 << 20,
+            }),
+        ];
+        for r in results {
+            match r {
+                Ok(d) => panic!("{} accepted", d.top().name),
+                Err(e) => assert!(e.only_params(), "{e}"),
+            }
+        }
     }
 
     #[test]

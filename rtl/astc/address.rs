@@ -4,6 +4,10 @@ use super::address_steps::{step1, step2, step3, step4, step5, step6, step7, step
 use crate::stream::pipe::{map, pipe_reg};
 use crate::stream::skid::skid_buffer;
 use rendergen_hdl::{bundle, Bundle, Design, ElabErrors, Module, Stream};
+use std::ops::RangeInclusive;
+
+/// Legal [`AstcACfg::tag_width`].
+pub const TAG_WIDTH: RangeInclusive<u64> = 1..=64;
 
 bundle! {
     /// Address request (message 1010): coordinates, coverage, texture descriptor, tag.
@@ -213,6 +217,9 @@ pub fn astc_a_top(cfg: &AstcACfg) -> Result<Design, ElabErrors> {
         cfg.tag_width, cfg.pipelining
     );
     Design::build_with_params("astc_a", &params, |m| {
+        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
+            return;
+        }
         let req = m.input_stream("req", &cfg.request_shape());
         let rsp = astc_a(m, cfg, req);
         m.output_stream("rsp", rsp);

@@ -1,13 +1,42 @@
 //! Simple dual-port (`ram_1r1w`) and true dual-port (`ram_2p`) RAMs with synchronous read.
 
-use rendergen_hdl::{clog2, Design, ElabErrors};
+use rendergen_hdl::{clog2, Design, ElabErrors, Module};
+use std::ops::RangeInclusive;
+
+/// Legal [`RamCfg::width`].
+pub const WIDTH: RangeInclusive<u64> = 1..=4096;
+/// Legal [`RamCfg::depth`].
+pub const DEPTH: RangeInclusive<u64> = 1..=1 << 20;
+/// Largest `width × depth`: 2^26 bits (8 MiB), so that simulating the RAM (`rendergen bench`)
+/// stays a modest allocation.
+pub const MAX_BITS: u64 = 1 << 26;
+
+impl RamCfg {
+    /// Records an error for each field out of range; true if none.
+    #[track_caller]
+    pub fn check(&self, m: &mut Module) -> bool {
+        let ok = m.check_param("width", self.width.into(), WIDTH)
+            & m.check_param("depth", self.depth.into(), DEPTH);
+        let bits = u64::from(self.width) * u64::from(self.depth);
+        ok && (bits <= MAX_BITS
+            || m.param_error(
+                "depth",
+                self.depth.into(),
+                format!(
+                    "at most {} words of {} bits (width × depth ≤ 2^26 bits)",
+                    MAX_BITS / u64::from(self.width),
+                    self.width
+                ),
+            ))
+    }
+}
 
 /// Parameters of the RAM generators.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RamCfg {
     /// Word width, 1 ..= 4096. Default 32.
     pub width: u32,
-    /// Number of words, 1 ..= 2^20. Default 256.
+    /// Number of words, 1 ..= 2^20, with `width × depth` ≤ 2^26 bits. Default 256.
     pub depth: u32,
 }
 
@@ -32,6 +61,9 @@ pub fn ram_1r1w(cfg: &RamCfg) -> Result<Design, ElabErrors> {
         "ram_1r1w",
         &format!("width={} depth={}", cfg.width, cfg.depth),
         |m| {
+            if !cfg.check(m) {
+                return;
+            }
             let we = m.input("we", 1);
             let waddr = m.input("waddr", aw);
             let wdata = m.input("wdata", cfg.width);
@@ -54,6 +86,9 @@ pub fn ram_2p(cfg: &RamCfg) -> Result<Design, ElabErrors> {
         "ram_2p",
         &format!("width={} depth={}", cfg.width, cfg.depth),
         |m| {
+            if !cfg.check(m) {
+                return;
+            }
             let mem = m.memory("storage", cfg.width, cfg.depth);
             for p in ["a", "b"] {
                 let en = m.input(&format!("{p}_en"), 1);

@@ -6,6 +6,7 @@
 //! and the bundles of the top-level ports and of the core ↔ scheduler interface.
 
 pub mod cache;
+pub mod cfg_check;
 pub mod core;
 pub mod ports;
 pub mod scheduler;

@@ -84,6 +84,9 @@ fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::po
 /// `core{c}_done` (in).
 /// Testbenches play the cores; see [`pbru_with`] for the timing and protocol.
 pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
+    if !cfg.check(m) {
+        return;
+    }
     let cores = (0..cfg.cores)
         .map(|c| FromCore {
             busy: m.input(&format!("core{c}_busy"), cfg.slots),
@@ -120,6 +123,9 @@ pub type CoreGen<'a> = dyn FnMut(&mut Module, u32, ToCore) -> FromCore + 'a;
 /// * **Cost:** the scheduler's plus the cores'.
 /// * **Errors:** elaboration errors of the parts, with their lines.
 pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
+    if !cfg.check(m) {
+        return;
+    }
     let mut plugs = Vec::new();
     let mut from = Vec::new();
     for c in 0..cfg.cores {

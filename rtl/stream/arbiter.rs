@@ -1,6 +1,6 @@
 //! Stream arbiters: many input streams, one output stream, one grant per cycle.
 
-use super::Lanes;
+use super::{Lanes, LANES, WIDTH};
 use rendergen_hdl::{
     cat_lsb_first, clog2, lowest_index, lowest_set, onehot_mux, round_robin_pick, unpack, Bundle,
     Design, ElabErrors, Module, Sig, Stream,
@@ -33,7 +33,9 @@ pub struct Granted<T: Bundle> {
 /// * **Cost:** a one-hot mux of the payload; round-robin adds an `n`-bit last-grant register;
 ///   both add an `n`-bit lock register.
 /// * **Degenerate sizes:** one lane is a wire.
-/// * **Errors:** no lanes, or lanes whose payload shapes differ (reported by elaboration).
+/// * **Errors:** lanes whose payload shapes differ (reported by elaboration). `lanes` must not
+///   be empty (a caller whose lane count can be 0 branches to [`Stream::idle`] first) and holds
+///   at most 64 lanes under [`ArbPolicy::RoundRobin`]; [`arbiter_top`] checks both.
 pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T>>) -> Granted<T> {
     let n = lanes.len();
     assert!(n > 0, "arbiter needs at least one lane");
@@ -91,6 +93,9 @@ pub fn arbiter_top(
     width: u32,
 ) -> Result<Design, ElabErrors> {
     Design::build_with_params(name, &format!("n={n} width={width}"), |m| {
+        if !(m.check_param("n", n.into(), LANES) & m.check_param("width", width.into(), WIDTH)) {
+            return;
+        }
         let lanes = (0..n)
             .map(|i| m.input_stream::<Sig>(&format!("lane{i}"), &width))
             .collect();

@@ -1,6 +1,10 @@
 //! Credit counter for credit-based flow control.
 
 use rendergen_hdl::{clog2, Design, ElabErrors, Module, Sig};
+use std::ops::RangeInclusive;
+
+/// Legal `max` of [`credit_counter_top`].
+pub const MAX: RangeInclusive<u64> = 1..=1 << 31;
 
 /// What [`credit_counter`] returns.
 pub struct Credits {
@@ -38,6 +42,9 @@ pub fn credit_counter(m: &mut Module, max: u32, take: Sig, give: Sig) -> Credits
 /// Stand-alone credit counter: inputs `take`, `give`; outputs `count`, `available`.
 pub fn credit_counter_top(max: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("credit_counter", &format!("max={max}"), |m| {
+        if !m.check_param("max", max.into(), MAX) {
+            return;
+        }
         let take = m.input("take", 1);
         let give = m.input("give", 1);
         let c = credit_counter(m, max, take, give);

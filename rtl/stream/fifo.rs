@@ -1,6 +1,10 @@
 //! Synchronous FIFO.
 
 use rendergen_hdl::{clog2, pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
+use std::ops::RangeInclusive;
+
+/// Legal [`FifoCfg::depth`] of [`fifo_top`] (0 makes a wire).
+pub const DEPTH: RangeInclusive<u64> = 0..=65536;
 
 /// Parameters of [`fifo`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,7 +39,8 @@ pub struct FifoOut<T: Bundle> {
 ///   no combinational path from `pop.ready` to `push.ready` or from `push.valid` to `pop.valid`.
 /// * **Cost:** `depth × width` bits of memory (combinational read), two pointers and a counter.
 /// * **Degenerate sizes:** depth 0 is a wire (`count` 0, `full` and `empty` 1).
-/// * **Errors:** none beyond the payload's own; depth above 65536 is rejected by the catalogue.
+/// * **Errors:** none beyond the payload's own; [`fifo_top`] rejects a depth outside
+///   [`DEPTH`].
 pub fn fifo<T: Bundle>(m: &mut Module, cfg: &FifoCfg, push: Stream<T>) -> FifoOut<T> {
     if cfg.depth == 0 {
         let one = m.lit(1, 1);
@@ -95,6 +100,10 @@ pub fn fifo<T: Bundle>(m: &mut Module, cfg: &FifoCfg, push: Stream<T>) -> FifoOu
 pub fn fifo_top(width: u32, cfg: &FifoCfg) -> Result<Design, ElabErrors> {
     let params = format!("width={width} depth={}", cfg.depth);
     Design::build_with_params("fifo", &params, |m| {
+        let width_ok = m.check_param("width", width.into(), super::WIDTH);
+        if !(width_ok & m.check_param("depth", cfg.depth.into(), DEPTH)) {
+            return;
+        }
         let push = m.input_stream::<Sig>("push", &width);
         let out = fifo(m, cfg, push);
         m.output_stream("pop", out.pop);

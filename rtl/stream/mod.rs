@@ -14,6 +14,13 @@ pub mod pipe;
 pub mod skid;
 
 use rendergen_hdl::{pack, Bundle, ReadyDriver, Sig, Stream};
+use std::ops::RangeInclusive;
+
+/// Legal payload width of the stand-alone widgets (`*_top`), in bits.
+pub const WIDTH: RangeInclusive<u64> = 1..=4096;
+/// Legal lane count of the stand-alone arbiters, mux and demux (the round-robin arbiter keeps
+/// an `n`-bit grant register with a 64-bit reset value).
+pub const LANES: RangeInclusive<u64> = 1..=64;
 
 /// Several streams of one payload taken apart for a many-to-one widget: their valids, their
 /// payloads packed into one signal each, and the readies still to drive.

@@ -1,6 +1,6 @@
 //! Stream multiplexer and demultiplexer steered by a select signal.
 
-use super::Lanes;
+use super::{Lanes, LANES, WIDTH};
 use rendergen_hdl::{clog2, index_select, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
 
 /// Passes the stream `lanes[sel]` to the output; the other lanes see `ready = 0`.
@@ -58,6 +58,9 @@ pub fn stream_demux<T: Bundle + Clone>(
 /// Stand-alone mux of `n` lanes of `width` bits: input `sel`, streams `lane<i>`, `out`.
 pub fn stream_mux_top(n: u32, width: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("stream_mux", &format!("n={n} width={width}"), |m| {
+        if !(m.check_param("n", n.into(), LANES) & m.check_param("width", width.into(), WIDTH)) {
+            return;
+        }
         let sel = m.input("sel", clog2(n as u64));
         let lanes = (0..n)
             .map(|i| m.input_stream::<Sig>(&format!("lane{i}"), &width))
@@ -70,6 +73,9 @@ pub fn stream_mux_top(n: u32, width: u32) -> Result<Design, ElabErrors> {
 /// Stand-alone demux to `n` outputs of `width` bits: input `sel`, streams `in`, `out<i>`.
 pub fn stream_demux_top(n: u32, width: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("stream_demux", &format!("n={n} width={width}"), |m| {
+        if !(m.check_param("n", n.into(), LANES) & m.check_param("width", width.into(), WIDTH)) {
+            return;
+        }
         let sel = m.input("sel", clog2(n as u64));
         let input = m.input_stream::<Sig>("in", &width);
         for (i, s) in stream_demux(m, sel, n as usize, input)

@@ -41,6 +41,9 @@ pub fn skid_buffer<T: Bundle>(m: &mut Module, input: Stream<T>) -> Stream<T> {
 /// Stand-alone skid buffer of `width`-bit words with streams `in` and `out`.
 pub fn skid_buffer_top(width: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("skid_buffer", &format!("width={width}"), |m| {
+        if !m.check_param("width", width.into(), super::WIDTH) {
+            return;
+        }
         let input = m.input_stream::<Sig>("in", &width);
         let out = skid_buffer(m, input);
         m.output_stream("out", out);

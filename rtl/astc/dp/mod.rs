@@ -26,6 +26,10 @@ pub use types::{DpReq, DpResp, Footprint, Profile, Profiles};
 use crate::stream::skid::skid_buffer;
 use pipe::Pipe;
 use rendergen_hdl::{Design, ElabErrors, Module, Stream};
+use std::ops::RangeInclusive;
+
+/// Legal [`DpCfg::tag_width`].
+pub const TAG_WIDTH: RangeInclusive<u64> = 1..=64;
 
 /// Parameters of [`astc_dp`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +151,9 @@ pub fn astc_dp(m: &mut Module, cfg: &DpCfg, req: Stream<DpReq>) -> Stream<DpResp
 /// Stand-alone ASTC_DP with input stream `req` and output stream `resp`.
 pub fn astc_dp_top(cfg: &DpCfg) -> Result<Design, ElabErrors> {
     Design::build_with_params("astc_dp", &format!("{cfg:?}"), |m| {
+        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
+            return;
+        }
         let req = m.input_stream::<DpReq>("req", &DpReq::shape(cfg));
         let resp = astc_dp(m, cfg, req);
         m.output_stream("resp", resp);

@@ -24,7 +24,10 @@ pub enum ErrorKind {
     DuplicateName,
     /// A signal of one module used inside another.
     ForeignSignal,
-    /// Anything else the builder rejects (zero width, out-of-range slice, bad parameter).
+    /// A generator parameter outside its legal range or set of values
+    /// ([`crate::Module::check_param`]): the user's configuration, not the generator, is wrong.
+    Param,
+    /// Anything else the builder rejects (zero width, out-of-range slice, empty concatenation).
     Invalid,
 }
 
@@ -63,6 +66,12 @@ impl ElabErrors {
     /// True if some error is of `kind`.
     pub fn has(&self, kind: ErrorKind) -> bool {
         self.0.iter().any(|e| e.kind == kind)
+    }
+
+    /// True if every error is a rejected parameter ([`ErrorKind::Param`]): bad user input
+    /// rather than a broken generator.
+    pub fn only_params(&self) -> bool {
+        !self.0.is_empty() && self.0.iter().all(|e| e.kind == ErrorKind::Param)
     }
 }
 

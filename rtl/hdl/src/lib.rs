@@ -32,6 +32,7 @@ pub mod logic;
 pub mod memory;
 pub mod module;
 pub mod naming;
+mod param;
 pub mod record;
 pub mod sig;
 pub mod stream;
@@ -48,6 +49,7 @@ pub use logic::{
 };
 pub use memory::{clog2, Mem};
 pub use module::{Module, Reg, Wire};
+pub use param::powers_of_two_in;
 pub use record::{HwEnum, Io, IoPlug, Leaves, PortPath};
 pub use rendergen_hdl_derive::{Bundle, HwEnum, Io};
 pub use sig::{Operand, Sig};

@@ -62,6 +62,16 @@ impl<T: Bundle> Stream<T> {
         (Stream { valid, data, ready }, ready.sig())
     }
 
+    /// A stream that is never valid, with a zero payload of `shape`: the output of a degenerate
+    /// generator with no inputs (an arbiter over zero lanes). Its consumer drives `ready` as
+    /// usual.
+    #[track_caller]
+    pub fn idle(m: &mut Module, name: &str, shape: &T::Shape) -> Stream<T> {
+        let valid = m.lit(0, 1);
+        let data = T::from_fields(shape, &mut |_, w| m.lit(0, w));
+        Stream::offer(m, name, valid, data).0
+    }
+
     /// A stream from its parts (for [`crate::record::Io`] implementations).
     pub(crate) fn from_parts(valid: Sig, data: T, ready: Wire) -> Stream<T> {
         Stream { valid, data, ready }

@@ -86,11 +86,7 @@ pub(crate) struct Params {
 ///   an empty stack. Elaboration rejects parameters out of range.
 pub fn pbru_core(m: &mut Module, cfg: &PbruCfg, input: ToCore) -> FromCore {
     let ToCore { assign, crsp, stop } = input;
-    assert!((1..=8).contains(&cfg.slots), "slots must be 1..=8");
-    assert!(
-        (4..=64).contains(&cfg.stack_depth),
-        "stack_depth must be 4..=64"
-    );
+    let cfg = &cfg.checked(m);
     let p = Params {
         slots: cfg.slots,
         depth: cfg.stack_depth,
@@ -142,6 +138,9 @@ pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
         cfg.slots, cfg.stack_depth, cfg.miss_thresh
     );
     Design::build_with_params("pbru_core", &params, |m| {
+        if !cfg.check(m) {
+            return;
+        }
         let input = m.io_input::<ToCore>(&cfg.to_core_shape());
         let out = pbru_core(m, cfg, input);
         m.io_output(out);

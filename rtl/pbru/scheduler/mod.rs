@@ -92,7 +92,8 @@ pub struct SchedOut {
 ///   cycle. Ray intake to `assign` is combinational (arbiter, instruction-cache
 ///   lookup, choice among the cores whose `open` is high, valid).
 /// * **Parameters:** [`PbruCfg`] (cores 1..=8, slots 1..=8, sm_ports 1..=4, sm_block_cycles
-///   ≥ 1, caches rounded down to powers of two, up to 32 instances).
+///   ≥ 1, caches powers of two, up to 32 instances;
+///   checked by [`PbruCfg::check`]).
 /// * **Cost:** per (core, slot) entry about 390 flops; per core an answer register (~290
 ///   flops); per type a round-robin pointer; per instance three 32-bit counters, its slot;
 ///   the two caches.
@@ -100,6 +101,7 @@ pub struct SchedOut {
 ///   MISS_THRESH does not apply to it); an SM request naming an instance that does not exist
 ///   is never accepted.
 pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut {
+    let cfg = &cfg.checked(m);
     let mut busy = Vec::new();
     let mut open = Vec::new();
     let mut creqs = Vec::new();

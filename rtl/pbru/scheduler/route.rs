@@ -68,7 +68,12 @@ pub fn route(m: &mut Module, cfg: &PbruCfg, i: RouteIn) -> RouteOut {
         .collect();
     let sm = to_sm
         .into_iter()
-        .map(|lanes| arbiter(m, ArbPolicy::RoundRobin, lanes).out)
+        .enumerate()
+        .map(|(k, lanes)| match lanes.is_empty() {
+            // No pipeline instance: the port never has a result.
+            true => Stream::idle(m, &format!("no_pipe_to_sm{k}"), &SmResp::SHAPE),
+            false => arbiter(m, ArbPolicy::RoundRobin, lanes).out,
+        })
         .collect();
     RouteOut { crsp, sm_resp: sm }
 }
