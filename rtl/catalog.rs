@@ -52,6 +52,10 @@ impl ParamSpec {
     }
 }
 
+/// A check of the values of all parameters (in `params` order): `Err` names the index of the
+/// parameter to blame and describes its valid values.
+type Constraint = fn(&[u64]) -> Result<(), (usize, String)>;
+
 /// A top-level generator.
 pub struct GeneratorSpec {
     /// Name (`rendergen verilog NAME`).
@@ -64,7 +68,7 @@ pub struct GeneratorSpec {
     build: fn(&[u64]) -> Result<Design, ElabErrors>,
     /// A constraint between parameters, checked after each value is in range: `Err` with the
     /// index of the parameter to blame and a description of its valid values.
-    constraint: Option<fn(&[u64]) -> Result<(), (usize, String)>>,
+    constraint: Option<Constraint>,
 }
 
 const fn p(name: &'static str, default: u64, min: u64, max: u64, doc: &'static str) -> ParamSpec {

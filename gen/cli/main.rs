@@ -1,7 +1,8 @@
 //! `rendergen`: the command line of the rendergen hardware toolkit.
 //!
 //! Exit codes: 0 success; 1 a check failed (lint warnings, co-simulation mismatch, tool error);
-//! 2 bad usage (unknown generator, parameter or value; clap's own usage errors).
+//! 2 bad usage (unknown generator, parameter or value, a parameter the generator rejects at
+//! elaboration; clap's own usage errors).
 
 mod astc;
 mod demo;
@@ -46,7 +47,7 @@ enum Command {
         /// with smaller lint parameters, listed in `rtl/catalog.rs`).
         #[arg(long, conflicts_with = "top")]
         all: bool,
-        /// Parameter override NAME=VALUE (repeatable).
+        /// Parameter override NAME=VALUE (repeatable; not with `--all`).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
     },
@@ -156,10 +157,10 @@ impl Failure {
 
 impl From<CatalogError> for Failure {
     fn from(e: CatalogError) -> Failure {
-        let code = if matches!(e, CatalogError::Elaboration(_)) {
-            1
-        } else {
-            2
+        // Elaboration errors that only reject parameters are the user's; others are a bug.
+        let code = match &e {
+            CatalogError::Elaboration(errors) if !errors.only_params() => 1,
+            _ => 2,
         };
         Failure {
             code,
@@ -204,6 +205,12 @@ fn run(command: Command) -> Result<(), Failure> {
             Ok(())
         }
         Command::Lint { top, all, params } => {
+            if all && !params.is_empty() {
+                return Err(Failure::usage(
+                    "`lint --all` lints every generator with its own parameters; `-p` applies to \
+                     one generator: use `rendergen lint TOP -p NAME=VALUE`",
+                ));
+            }
             let names: Vec<String> = match (all, top) {
                 (true, _) => GENERATORS.iter().map(|g| g.name.to_string()).collect(),
                 (false, Some(t)) => vec![t],
@@ -289,5 +296,45 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Asm(a) => pbru::asm(a),
         Command::Disasm(a) => pbru::disasm(a),
         Command::Sim(c) => pbru::sim(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(r: Result<(), Failure>) -> (u8, String) {
+        let f = r.expect_err("fails");
+        (f.code, f.message)
+    }
+
+    #[test]
+    fn bad_parameters_are_usage_errors() {
+        let verilog = |params: &[&str]| Command::Verilog {
+            top: "pbru".into(),
+            params: params.iter().map(|s| s.to_string()).collect(),
+            out: std::env::temp_dir().join("rendergen-cli-test-unused"),
+        };
+        let (c, m) = code(run(verilog(&["icache_chunks=3"])));
+        assert!(
+            c == 2 && m.contains("`icache_chunks`") && m.contains("power of two"),
+            "{m}"
+        );
+        let (c, m) = code(run(verilog(&["cores=18446744073709551615"])));
+        assert!(c == 2 && m.contains("1..=8"), "{m}");
+        // A parameter rejected by the generator itself (not the catalogue) is also exit 2.
+        let e = rendergen_rtl::synthetic::counter(0).unwrap_err();
+        assert_eq!(Failure::from(CatalogError::Elaboration(e)).code, 2);
+    }
+
+    #[test]
+    fn lint_all_rejects_parameters() {
+        let lint = Command::Lint {
+            top: None,
+            all: true,
+            params: vec!["cores=1".into()],
+        };
+        let (c, m) = code(run(lint));
+        assert!(c == 2 && m.contains("--all"), "{m}");
     }
 }
