@@ -2,17 +2,18 @@
 //! and the skip modes that RANDSEL and ENDCASE start, stepped once per passed-over instruction.
 
 use super::alu::is;
-use rendergen_hdl::{Module, Sig};
+use rendergen_hdl::{HwEnum, Module, Sig};
 use rendergen_isa::Opcode;
 
 /// Skip modes (`Slots::skip`, 2 bits).
-pub(super) mod mode {
+#[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
+pub(super) enum SkipMode {
     /// Executing.
-    pub const NONE: u64 = 0;
+    Off,
     /// After RANDSEL: seeking the chosen CASE (`pairs` pairs still to skip whole).
-    pub const SEEK: u64 = 1;
+    Seek,
     /// After an executed ENDCASE: skipping the CASE … ENDCASE pairs that follow.
-    pub const EXIT: u64 = 2;
+    Exit,
 }
 
 /// The PRNG state at assignment: `(ray_id · 0x9E3779B9) | 1` ([`rendergen_isa::prng_seed`]).
@@ -55,21 +56,21 @@ pub(super) struct SkipStep {
 pub(super) fn skip_step(m: &mut Module, skip: Sig, in_pair: Sig, pairs: Sig, op: Sig) -> SkipStep {
     let case = is(op, Opcode::Case);
     let endcase = is(op, Opcode::EndCase);
-    let seek = skip.eq(mode::SEEK);
-    let exit = skip.eq(mode::EXIT);
+    let seek = skip.is(SkipMode::Seek);
+    let exit = skip.is(SkipMode::Exit);
     let outside = !in_pair;
     let found = seek & outside & case & pairs.eq(0);
     let open = (seek & outside & case & pairs.ne(0)) | (exit & outside & case);
     let close = in_pair & endcase;
     let fault = (seek & outside & is(op, Opcode::RayStop)) | (in_pair & case);
     let leave = exit & outside & !case;
-    let passed = skip.ne(mode::NONE) & !leave & !fault;
-    let none = m.lit(mode::NONE, 2);
+    let passed = !skip.is(SkipMode::Off) & !leave & !fault;
+    let off = m.enum_const(SkipMode::Off);
     SkipStep {
         passed,
         fault,
         update: (passed & (found | open | close)) | leave,
-        skip: (found | leave).mux(none, skip),
+        skip: (found | leave).mux(off, skip),
         in_pair: open.mux(m.lit(1, 1), close.mux(m.lit(0, 1), in_pair)),
         pairs: (open & seek).mux(pairs - 1, pairs),
     }

@@ -1,27 +1,132 @@
-//! The execute stage: bounds checks, local operations, RAYSTOP, CASE/ENDCASE, RANDSEL (a sum
-//! pass and a scan pass over the weights, one word per cycle), TEX_READ, and pipeline requests
-//! (the arguments popped four words per cycle into the request register).
+//! The execute stage: it holds one decoded instruction and runs it in named units, each in its
+//! own block (`exec_<unit>_…` in the Verilog and the VCD):
+//! * `check` ([`bounds_check`]): BadControl, underflow and overflow, in the first cycle;
+//! * `read` ([`operand_read`]): four stack words per cycle from a base set by the instruction;
+//! * `local` ([`local_op`]): the local instructions, one cycle;
+//! * `randsel` ([`randsel`]): a sum pass and a scan pass over the weights, one word per cycle;
+//! * `request` ([`request_load`]): TEX_READ and pipeline requests (arguments popped four words
+//!   per cycle) and the decode stage's IFETCH, into the request register;
+//! * [`write_back`]: the slot's state, pc, sp and skip fields when the instruction ends;
+//! * [`sequence`]: the stage's state machine ([`ExecState`]) and step counter.
 
-use super::alu::{alu, is};
-use super::control::{mode, prng_next};
-use super::fetch::{advance, class};
-use super::issue::{issue, Hold};
-use super::request::ReqLoad;
-use super::slots::{state, Slots};
-use super::stack::{StackRam, WordWrite, IW};
+use super::checks::bounds_check;
+use super::fetch::InstrClass;
+use super::issue::{issue, Hold, Issue};
+use super::local::local_op;
+use super::operands::{operand_read, Phase};
+use super::randsel::{randsel, RandselIn};
+use super::request::{request_load, ReqLoad, RequestIn};
+use super::slots::Slots;
+use super::stack::StackRam;
+use super::writeback::{write_back, Outcome};
 use super::Params;
-use crate::pbru::ports::{CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD};
-use rendergen_hdl::{priority_select, Module, Sig};
-use rendergen_isa::{Opcode, RayError, Reason, MAX_PIPE_ARGS};
+use rendergen_hdl::{priority_select, HwEnum, Module, Reg, Sig};
+use rendergen_isa::Opcode;
 
-/// Execution-unit states.
-const DECODE: u64 = 0;
-const EXEC: u64 = 1;
-const SUM: u64 = 2;
-const SCAN: u64 = 3;
+/// States of the execute stage.
+#[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
+pub(super) enum ExecState {
+    /// No instruction held: the stage takes the next decoded one.
+    Empty,
+    /// Running the held instruction (one cycle, or ⌈pops/4⌉ for a pipeline op).
+    Execute,
+    /// RANDSEL: summing the weights, one per cycle.
+    Sum,
+    /// RANDSEL: scanning the prefix sums for the chosen case, one weight per cycle.
+    Scan,
+}
 
-/// Builds the execution unit (decode and execute stages); returns what it loads into the
+/// The instruction held by the execute stage.
+#[derive(Clone, Copy)]
+pub(super) struct Instr {
+    /// Its slot.
+    pub slot: Sig,
+    /// [`InstrClass`].
+    pub class: Sig,
+    /// Opcode byte.
+    pub op: Sig,
+    /// Immediate (32 bits).
+    pub imm: Sig,
+    /// Length in bytes (3 bits).
+    pub len: Sig,
+    /// Words popped (4 bits; 0 for RANDSEL).
+    pub pops: Sig,
+    /// Words pushed (3 bits).
+    pub pushes: Sig,
+    /// Words popped by a pipeline op or read by RANDSEL (8 bits): `pops`, or the immediate.
+    pub pop_count: Sig,
+}
+
+impl Instr {
+    /// The opcode is `o`.
+    #[track_caller]
+    pub fn is(&self, o: Opcode) -> Sig {
+        self.op.eq(o as u8 as u64)
+    }
+
+    /// The low byte of the immediate (RANDSEL's count, LOAD/PICK/STORE's index, a pipeline
+    /// op's immediate).
+    pub fn imm8(&self) -> Sig {
+        self.imm.bits(7, 0)
+    }
+}
+
+/// The instruction register: declared before the decode stage (which reads its slot and
+/// class), loaded when the decode stage hands over an instruction.
+struct InstrReg {
+    regs: [Reg; 7],
+    instr: Instr,
+}
+
+impl InstrReg {
+    /// Declares the registers `slot`, `class`, `op`, `imm`, `len`, `pops`, `pushes`.
+    fn new(m: &mut Module, p: &Params) -> InstrReg {
+        let regs = [
+            ("slot", p.slot_w),
+            ("class", InstrClass::width()),
+            ("op", 8),
+            ("imm", 32),
+            ("len", 3),
+            ("pops", 4),
+            ("pushes", 3),
+        ]
+        .map(|(name, w)| m.reg(name, w));
+        let [slot, class, op, imm, len, pops, pushes] = regs.map(|r| r.q());
+        let is_pipe = class.is(InstrClass::Pipe);
+        let instr = Instr {
+            slot,
+            class,
+            op,
+            imm,
+            len,
+            pops,
+            pushes,
+            pop_count: is_pipe.mux(pops.zext(8), imm.bits(7, 0)).named("pop_count"),
+        };
+        InstrReg { regs, instr }
+    }
+
+    /// Loads the decode stage's instruction when it starts one.
+    fn load(&self, iss: &Issue) {
+        let d = &iss.dec;
+        let next = [iss.slot, d.class, d.op, d.imm, d.len, d.pops, d.pushes];
+        for (r, v) in self.regs.iter().zip(next) {
+            r.next_when(iss.start, v);
+        }
+    }
+}
+
+/// Builds the execute stage and, inside it, the decode stage; returns what it loads into the
 /// request register.
+///
+/// * **Timing:** decode overlaps execute: it runs in a cycle where the execute stage is empty
+///   or finishes its instruction, on another slot than the executing one (whose state changes
+///   at the edge), and sends no IFETCH while a TEX_READ or pipeline op may load the request
+///   register. An instruction stays 1 cycle (local, control, TEX_READ), ⌈pops/4⌉ cycles
+///   (pipeline op, more while the request register is full) or 1 + n + (k + 1) cycles (RANDSEL
+///   n choosing case k) in the stage.
+/// * **Cost:** the instruction register (52 bits and the slot), an 8-bit step counter, a 2-bit state,
+///   and the units' own (RANDSEL 112 flops, a 32×40 multiplier; the ALU's 32×32 multiplier).
 pub(super) fn execute(
     m: &mut Module,
     p: &Params,
@@ -29,206 +134,141 @@ pub(super) fn execute(
     ram: StackRam,
     creq_busy: Sig,
 ) -> ReqLoad {
-    let xs = m.reg("exec_state", 2).reset(DECODE);
-    // Decode overlaps execute: it runs in a cycle where the execute stage is empty or finishes
-    // its instruction, on another slot than the executing one (whose state changes at the
-    // edge), and sends no IFETCH while a TEX_READ or pipeline op may load the request register.
-    let c_reg = m.reg("exec_slot", p.slot_w);
-    let cls_reg = m.reg("exec_class", 2);
-    let (c, cls) = (c_reg.q(), cls_reg.q());
-    let finishing = m.wire("exec_finishing", 1);
-    let executing = xs.q().ne(DECODE);
-    let (is_pipe, is_tex) = (cls.eq(class::PIPE), cls.eq(class::TEXREAD));
+    let (state, held, step, finishing) = m.block("exec", |m| {
+        let state = m.enum_reg("state", ExecState::Empty);
+        let held = InstrReg::new(m, p);
+        (
+            state,
+            held,
+            m.reg("step", 8).reset(0),
+            m.wire("finishing", 1),
+        )
+    });
+    let x = held.instr;
+    let executing = !state.q().is(ExecState::Empty);
+    let (is_pipe, is_tex) = (
+        x.class.is(InstrClass::Pipe),
+        x.class.is(InstrClass::TexRead),
+    );
     let hold = Hold {
         busy: executing,
-        slot: c,
+        slot: x.slot,
         request: executing & (is_pipe | is_tex),
     };
-    let iss = issue(m, p, s, creq_busy, !executing | finishing.sig(), hold);
-    c_reg.next_when(iss.start, iss.slot);
-    cls_reg.next_when(iss.start, iss.dec.class);
-    let reg = |m: &mut Module, name: &str, v: Sig| {
-        let r = m.reg(name, v.width());
-        r.next_when(iss.start, v);
-        r.q()
-    };
-    let op = reg(m, "exec_op", iss.dec.op);
-    let imm = reg(m, "exec_imm", iss.dec.imm);
-    let len = reg(m, "exec_len", iss.dec.len);
-    let pops = reg(m, "exec_pops", iss.dec.pops);
-    let pushes = reg(m, "exec_pushes", iss.dec.pushes);
-    let step = m.reg("exec_step", 8).reset(0);
-    let sum = m.reg("randsel_sum", 40);
-    let prefix = m.reg("randsel_prefix", 40);
-    let draw = m.reg("randsel_draw", 32);
+    let active = !executing | finishing.sig();
+    let iss = m.block("decode", |m| issue(m, p, s, creq_busy, active, hold));
+    held.load(&iss);
 
-    let sp = s.sp.at(c);
-    let pc = s.pc.at(c);
-    let straddle = s.straddle.at(c);
-    let (in_exec, in_sum, in_scan) = (xs.q().eq(EXEC), xs.q().eq(SUM), xs.q().eq(SCAN));
-    let is_local = cls.eq(class::LOCAL);
-    use Opcode::*;
-    let (load, pick, store) = (is(op, Load), is(op, Pick), is(op, Store));
-    let randsel = is(op, RandSel);
-    let n8 = imm.bits(7, 0);
-    let npop = is_pipe.mux(pops.zext(8), n8);
-    let w = |x: Sig| x.zext(IW);
+    m.block("exec", |m| {
+        let phase = Phase {
+            execute: state.q().is(ExecState::Execute),
+            sum: state.q().is(ExecState::Sum),
+            scan: state.q().is(ExecState::Scan),
+            step: step.q(),
+        };
+        let sp = s.sp.at(x.slot).named("sp");
+        let first = phase.execute & phase.step.eq(0);
+        let fault = m.block("check", |m| bounds_check(m, p, &x, sp, first));
+        let runs = phase.execute & !fault.fault;
+        let words = m.block("read", |_| operand_read(ram, &x, &phase, sp));
+        let local = m.block("local", |_| local_op(p, ram, &x, sp, words, runs));
+        let randsel_go = (runs & x.is(Opcode::RandSel)).named("randsel_go");
+        let rs = m.block("randsel", |m| {
+            let prng = s.prng.at(x.slot);
+            let i = RandselIn {
+                start: randsel_go,
+                phase,
+                count: x.pop_count,
+                weight: words[0],
+                prng,
+            };
+            randsel(m, i)
+        });
+        let ray = (s.ray_id.at(x.slot), s.epoch.at(x.slot));
+        let (load, sent) = m.block("request", |m| {
+            let i = RequestIn {
+                x,
+                ray_id: ray.0,
+                epoch: ray.1,
+                runs,
+                creq_busy,
+                phase,
+                words,
+            };
+            request_load(m, &iss, i)
+        });
+        let outcome = Outcome {
+            fault,
+            raystop: phase.execute & x.is(Opcode::RayStop),
+            local: local.done,
+            local_sp: local.next_sp,
+            endcase: runs & x.is(Opcode::EndCase),
+            randsel_go,
+            drawn: rs.drawn,
+            found: rs.found,
+            tex_go: sent.tex,
+            pipe_last: sent.pipe_last,
+        };
+        let done = write_back(m, p, s, &x, &phase, sp, &outcome);
+        let events = Events {
+            start: iss.start,
+            randsel_go,
+            sum_done: rs.sum_done,
+            done,
+            found: rs.found,
+            pipe_last: sent.pipe_last,
+            pipe_cycle: sent.pipe_cycle,
+        };
+        finishing.drive(sequence(m, state, step, &phase, &events));
+        load
+    })
+}
 
-    // Checks (first cycle of EXEC): BadControl, then underflow, then overflow (ISA.md).
-    let need = priority_select(
+/// What moves the execute stage's state machine.
+struct Events {
+    /// The decode stage hands over an instruction.
+    start: Sig,
+    /// A RANDSEL passed its checks.
+    randsel_go: Sig,
+    /// The sum pass reads its last weight.
+    sum_done: Sig,
+    /// The instruction ends (but a RANDSEL's scan).
+    done: Sig,
+    /// The RANDSEL scan found the chosen case.
+    found: Sig,
+    /// A pipeline op pops its last words.
+    pipe_last: Sig,
+    /// A pipeline op pops four words.
+    pipe_cycle: Sig,
+}
+
+/// The execute stage's state machine and step counter (the word group of a pipeline op, the
+/// weight of a RANDSEL pass); returns `finishing`, high in the last cycle of an instruction.
+///
+/// * **Timing:** Empty → Execute at a start; Execute → Sum at a RANDSEL, Sum → Scan after its
+///   last weight, → Empty when the instruction ends (the same edge may start the next one).
+/// * **Cost:** none beyond the 2-bit state and the 8-bit step declared by [`execute`].
+fn sequence(m: &mut Module, state: Reg, step: Reg, phase: &Phase, ev: &Events) -> Sig {
+    let ends = (ev.done | ev.found).named("ends");
+    let next = priority_select(
         &[
-            (load | pick, w(n8) + 1),
-            (store, w(n8) + 2),
-            (is_tex, m.lit(3, IW)),
-            (randsel, w(n8)),
+            (ev.start, m.enum_const(ExecState::Execute)),
+            (ev.randsel_go, m.enum_const(ExecState::Sum)),
+            (ev.sum_done, m.enum_const(ExecState::Scan)),
+            (ends, m.enum_const(ExecState::Empty)),
         ],
-        w(pops),
+        state.q(),
     );
-    let bad = (randsel & n8.eq(0)) | is(op, Case);
-    let under = w(sp).lt(need);
-    let over = (w(sp) + w(pushes)).gt(w(pops) + p.depth as u64);
-    let err = (in_exec & step.q().eq(0) & (bad | under | over)).named("exec_fault");
-    let code = |m: &mut Module, e: RayError| m.lit(Reason::Error(e).code() as u64, 3);
-    let (bad_code, under_code) = (
-        code(m, RayError::BadControl),
-        code(m, RayError::StackUnderflow),
-    );
-    let err_code = bad.mux(
-        bad_code,
-        under.mux(under_code, code(m, RayError::StackOverflow)),
-    );
-
-    // Stack reads: four consecutive words from a base that depends on the step.
-    let step4 = w(step.q()) << 2;
-    let base = priority_select(
-        &[
-            (in_exec & load, w(n8)),
-            (in_exec & pick, w(sp) - 1 - w(n8)),
-            (in_exec & is_pipe, w(sp) - w(npop) + step4),
-            (in_sum | in_scan, w(sp) - w(npop) + w(step.q())),
-        ],
-        w(sp) - 4,
-    )
-    .named("read_base");
-    let port = ram.read4(c, base);
-    let r = alu(op, imm, [port[3], port[2], port[1], port[0]], port[0]);
-
-    // Local instructions: one cycle, results at sp − pops (and sp − pops + 1).
-    let local = (in_exec & is_local & !err).named("exec_local");
-    let at = w(sp) - w(pops);
-    ram.write4(
-        c,
-        store.mux(w(n8), at),
-        &[
-            WordWrite {
-                enable: local & (pushes.ne(0) | store),
-                data: r.r0,
-            },
-            WordWrite {
-                enable: local & (is(op, Dup) | is(op, Swap)),
-                data: r.r1,
-            },
-        ],
-    );
-
-    // Control, texture read, pipeline requests.
-    let raystop = in_exec & is(op, RayStop);
-    let endcase = in_exec & is(op, EndCase) & !err;
-    let randsel_go = in_exec & randsel & !err;
-    let tex_go = in_exec & is_tex & !err & !creq_busy;
-    let pipe_cycle = in_exec & is_pipe & !err & (step.q().ne(0) | !creq_busy);
-    let pipe_last = pipe_cycle & (step4 + 4).ge(w(npop));
-
-    // RANDSEL: sum pass, then scan pass for k = the first i with w0+…+wi > r, or n − 1.
-    let weight = port[0].msb().mux(m.lit(0, 32), port[0]).zext(40);
-    let last_weight = step.q().eq(npop - 1);
-    let sum_next = sum.q() + weight;
-    let r_draw = draw.q().mul_full(sum.q()).bits(71, 32).named("randsel_r");
-    let prefix_next = prefix.q() + weight;
-    let found = in_scan & (r_draw.lt(prefix_next) | last_weight);
-
-    let (next_pc, next_fetch) = advance(pc, straddle, len);
-    let lit3 = |m: &mut Module, v: u64| m.lit(v, 3);
-    let (out, run, fetch) = (
-        lit3(m, state::OUT),
-        lit3(m, state::RUN),
-        lit3(m, state::FETCH),
-    );
-    let moves_on = local | endcase | found;
-    s.st.set_at(c, err | raystop, out);
-    s.st.set_at(c, moves_on, next_fetch.mux(fetch, run));
-    s.st.set_at(c, tex_go, lit3(m, state::WTEX));
-    s.st.set_at(c, pipe_last, lit3(m, state::WPIPE));
-    s.reason.set_at(c, err, err_code);
-    s.reason
-        .set_at(c, raystop, lit3(m, Reason::Done.code() as u64));
-    s.pc.set_at(c, moves_on, next_pc);
-    s.straddle.set_at(c, moves_on, m.lit(0, 1));
-    let popped = (w(sp) - w(npop)).resize(p.sp_w);
-    s.sp.set_at(c, local, (at + w(pushes)).resize(p.sp_w));
-    s.sp.set_at(c, found | pipe_last, popped);
-    s.skip.set_at(c, endcase, m.lit(mode::EXIT, 2));
-    s.skip.set_at(c, found, m.lit(mode::SEEK, 2));
-    s.in_pair.set_at(c, endcase | found, m.lit(0, 1));
-    s.pairs.set_at(c, found, step.q());
-    s.origin.set_at(c, endcase | found, pc);
-    s.restore
-        .set_at(c, endcase | found, found.mux(npop, m.lit(0, 8)));
-    let drawn = prng_next(s.prng.at(c));
-    s.prng.set_at(c, randsel_go, drawn);
-    s.npush.set_at(c, pipe_last, pushes);
-    s.wlen.set_at(c, tex_go | pipe_last, len);
-
-    // Sequencing.
-    let done = err | local | raystop | endcase | tex_go | pipe_last;
-    finishing.drive(done | found);
-    let lit2 = |m: &mut Module, v: u64| m.lit(v, 2);
-    let xs_next = priority_select(
-        &[
-            (iss.start, lit2(m, EXEC)),
-            (randsel_go, lit2(m, SUM)),
-            (in_sum & last_weight, lit2(m, SCAN)),
-            (done | found, lit2(m, DECODE)),
-        ],
-        xs.q(),
-    );
-    xs.next(xs_next);
-    let zero8 = m.lit(0, 8);
+    state.next(next);
+    let zero = m.lit(0, 8);
     let step_next = priority_select(
         &[
-            (iss.start | randsel_go | pipe_last | found, zero8),
-            (in_sum & last_weight, zero8),
-            (pipe_cycle | in_sum | in_scan, step.q() + 1),
+            (ev.start | ev.randsel_go | ev.pipe_last | ev.found, zero),
+            (ev.sum_done, zero),
+            (ev.pipe_cycle | phase.sum | phase.scan, step.q() + 1),
         ],
         step.q(),
     );
     step.next(step_next);
-    sum.next(randsel_go.mux(m.lit(0, 40), in_sum.mux(sum_next, sum.q())));
-    prefix.next(in_sum.mux(m.lit(0, 40), in_scan.mux(prefix_next, prefix.q())));
-    draw.next_when(randsel_go, drawn);
-
-    // The request register.
-    let kind = |m: &mut Module, k: u64| m.lit(k, 2);
-    let args = (0..MAX_PIPE_ARGS)
-        .map(|a| {
-            let mine = step.q().eq((a / 4) as u64);
-            let en = pipe_cycle & (mine | (step.q().eq(0) & m.lit((a >= 4) as u64, 1)));
-            let live = mine & m.lit(a as u64, 8).lt(npop);
-            (en, live.mux(port[(a % 4) as usize], m.lit(0, 32)))
-        })
-        .collect();
-    ReqLoad {
-        issue: iss.ifetch | tex_go | pipe_last,
-        kind: iss.ifetch.mux(
-            kind(m, CREQ_IFETCH),
-            tex_go.mux(kind(m, CREQ_TEXREAD), kind(m, CREQ_PIPE)),
-        ),
-        slot: iss.ifetch.mux(iss.slot, c),
-        ray_id: iss.ifetch.mux(iss.ray_id, s.ray_id.at(c)),
-        epoch: iss.ifetch.mux(iss.epoch, s.epoch.at(c)),
-        op,
-        imm: n8,
-        addr: iss.ifetch.mux(iss.fetch_addr, port[1]),
-        args,
-    }
+    ends
 }

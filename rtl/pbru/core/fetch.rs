@@ -2,19 +2,20 @@
 //! chunk boundary from the carried bytes into the next chunk), the opcode table as a lookup
 //! table, and the program-position update after an instruction.
 
-use rendergen_hdl::{cat, index_select, lut, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, HwEnum, Module, Sig};
 use rendergen_isa::{Class, Opcode};
 
 /// Decode classes (`Decoded::class`, 2 bits).
-pub(super) mod class {
+#[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
+pub(super) enum InstrClass {
     /// Executed inside the core.
-    pub const LOCAL: u64 = 0;
+    Local,
     /// RAYSTOP, RANDSEL, CASE, ENDCASE.
-    pub const CONTROL: u64 = 1;
+    Control,
     /// A pipeline request.
-    pub const PIPE: u64 = 2;
+    Pipe,
     /// TEX_READ.
-    pub const TEXREAD: u64 = 3;
+    TexRead,
 }
 
 /// The instruction at a slot's `pc`.
@@ -31,7 +32,7 @@ pub(super) struct Decoded {
     pub pops: Sig,
     /// Words pushed, 3 bits.
     pub pushes: Sig,
-    /// [`class`], 2 bits.
+    /// [`InstrClass`], 2 bits.
     pub class: Sig,
     /// The instruction continues in the next chunk, which is not held yet.
     pub need_next: Sig,
@@ -43,11 +44,12 @@ fn table_entry(byte: u8) -> u64 {
         return 0;
     };
     let class = match op.class() {
-        Class::Local => class::LOCAL,
-        Class::Control => class::CONTROL,
-        Class::Pipeline { .. } => class::PIPE,
-        Class::TexRead => class::TEXREAD,
-    };
+        Class::Local => InstrClass::Local,
+        Class::Control => InstrClass::Control,
+        Class::Pipeline { .. } => InstrClass::Pipe,
+        Class::TexRead => InstrClass::TexRead,
+    }
+    .index() as u64;
     1 | (op.imm_bytes() as u64) << 1
         | (op.pops() as u64) << 4
         | (op.pushes() as u64) << 8

@@ -5,13 +5,15 @@
 //! done. A second ray is taken while a copy runs only in the cycle that copy ends (the buffer is
 //! single); it can go to any other free slot.
 
-use super::control::prng_seed;
+use super::control::{prng_seed, SkipMode};
 use super::response::StackWrite;
-use super::slots::{state, Slots};
+use super::slots::{SlotState, Slots};
 use super::stack::{WordWrite, IW};
 use super::Params;
 use crate::pbru::ports::RayIn;
-use rendergen_hdl::{cat_lsb_first, index_select, lowest_index, lowest_set, Module, Sig, Stream};
+use rendergen_hdl::{
+    cat_lsb_first, index_select, lowest_index, lowest_set, HwEnum, Module, Sig, Stream,
+};
 use rendergen_isa::{RayError, Reason};
 
 /// Builds the intake; returns its stack write (a write port of its own) and `assign.ready`.
@@ -28,10 +30,10 @@ pub(super) fn intake(
     let held_slot = m.reg("intake_slot", p.slot_w);
     let held_idx = m.reg("intake_index", p.sp_w).reset(0);
     let held_count = m.reg("intake_count", p.sp_w);
-    let held_init = m.reg("intake_init", 3);
+    let held_init = m.reg("intake_init", SlotState::width());
     let buf = m.reg("intake_stack", 32 * p.depth);
 
-    let free = cat_lsb_first(&s.in_state(state::IDLE)).named("free_slots");
+    let free = cat_lsb_first(&s.in_state(SlotState::Idle)).named("free_slots");
     let pick = if p.slots == 1 {
         m.lit(0, p.slot_w)
     } else {
@@ -40,9 +42,9 @@ pub(super) fn intake(
     let bad = ray.sp.gt(p.depth as u64);
     let count = bad.mux(m.lit(0, p.sp_w), ray.sp);
     let st_init = bad.mux(
-        m.lit(state::OUT, 3),
+        m.enum_const(SlotState::Out),
         ray.has_chunk
-            .mux(m.lit(state::RUN, 3), m.lit(state::FETCH, 3)),
+            .mux(m.enum_const(SlotState::Run), m.enum_const(SlotState::Fetch)),
     );
 
     // Background copy of the held ray, four words per cycle.
@@ -73,7 +75,11 @@ pub(super) fn intake(
         m.lit(Reason::Done.code() as u64, 3),
     );
     let zero = m.lit(0, 1);
-    s.st.set_at(pick, start, now_done.mux(st_init, m.lit(state::LOAD, 3)));
+    s.st.set_at(
+        pick,
+        start,
+        now_done.mux(st_init, m.enum_const(SlotState::Load)),
+    );
     s.reason.set_at(pick, start, reason);
     s.pc.set_at(pick, start, ray.inst_addr + ray.index.zext(32));
     s.sp.set_at(pick, start, count);
@@ -83,7 +89,7 @@ pub(super) fn intake(
     s.ret_dst.set_at(pick, start, ray.ret_dst);
     s.chunk.set_at(pick, start, ray.chunk);
     s.straddle.set_at(pick, start, zero);
-    s.skip.set_at(pick, start, m.lit(0, 2));
+    s.skip.set_at(pick, start, m.enum_const(SkipMode::Off));
     s.in_pair.set_at(pick, start, zero);
     s.pairs.set_at(pick, start, m.lit(0, 8));
     let seed = prng_seed(m, ray.ray_id);

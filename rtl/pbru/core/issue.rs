@@ -3,9 +3,9 @@
 //! the next chunk, passes over a skipped instruction, or hands the decoded instruction to the
 //! execute stage.
 
-use super::control::skip_step;
+use super::control::{skip_step, SkipMode};
 use super::fetch::{advance, decode, Decoded};
-use super::slots::{state, Slots};
+use super::slots::{SlotState, Slots};
 use super::stack::IW;
 use super::Params;
 use rendergen_hdl::{cat, cat_lsb_first, lowest_index, round_robin_pick, Module, Sig};
@@ -40,7 +40,7 @@ pub(super) struct Hold {
 }
 
 /// Builds the decode stage; `active` is 1 when the execute stage takes a new instruction at the
-/// next edge.
+/// next edge. Called inside the block `decode` (`decode_go`, `decode_slot`, `decode_start`).
 pub(super) fn issue(
     m: &mut Module,
     p: &Params,
@@ -60,11 +60,12 @@ pub(super) fn issue(
             } else {
                 hold.busy & hold.slot.eq(i as u64)
             };
-            !executing & (st[i].eq(state::RUN) | (st[i].eq(state::FETCH) & (req_free | stop[i])))
+            let fetch = st[i].is(SlotState::Fetch) & (req_free | stop[i]);
+            !executing & (st[i].is(SlotState::Run) | fetch)
         })
         .collect();
     let want = cat_lsb_first(&runnable).named("runnable");
-    let go = (active & want.any()).named("decode_go");
+    let go = (active & want.any()).named("go");
     let slot = if n == 1 {
         m.lit(0, p.slot_w)
     } else {
@@ -73,7 +74,7 @@ pub(super) fn issue(
         last.next_when(go, pick);
         lowest_index(pick)
     }
-    .named("decode_slot");
+    .named("slot");
 
     let pc = s.pc.at(slot);
     let straddle = s.straddle.at(slot);
@@ -89,23 +90,19 @@ pub(super) fn issue(
     );
 
     let park = go & stopping;
-    let ifetch = go & !stopping & st_p.eq(state::FETCH);
-    let run = go & !stopping & st_p.eq(state::RUN);
+    let ifetch = go & !stopping & st_p.is(SlotState::Fetch);
+    let run = go & !stopping & st_p.is(SlotState::Run);
     let unknown = run & !dec.known;
     let straddles = run & dec.known & dec.need_next;
     let whole = run & dec.known & !dec.need_next;
     let fault = whole & skip.fault;
     let passed = whole & skip.passed;
-    let start = (whole & !skip.fault & !skip.passed).named("decode_start");
+    let start = (whole & !skip.fault & !skip.passed).named("start");
     let (next_pc, next_fetch) = advance(pc, straddle, dec.len);
 
-    let lit3 = |m: &mut Module, v: u64| m.lit(v, 3);
-    let (out, wfetch, fetch, run_st) = (
-        lit3(m, state::OUT),
-        lit3(m, state::WFETCH),
-        lit3(m, state::FETCH),
-        lit3(m, state::RUN),
-    );
+    let out = m.enum_const(SlotState::Out);
+    let wfetch = m.enum_const(SlotState::WaitFetch);
+    let (fetch, run_st) = (m.enum_const(SlotState::Fetch), m.enum_const(SlotState::Run));
     s.st.set_at(slot, park | unknown | fault, out);
     s.st.set_at(slot, ifetch, wfetch);
     s.st.set_at(slot, straddles, fetch);
@@ -119,7 +116,7 @@ pub(super) fn issue(
     s.reason.set_at(slot, fault, bad_code);
     s.pc.set_at(slot, passed, next_pc);
     // A park in the middle of a skip goes back to the RANDSEL/ENDCASE that started it.
-    let unwind = park & s.skip.at(slot).ne(0);
+    let unwind = park & !s.skip.at(slot).is(SkipMode::Off);
     let sp = s.sp.at(slot);
     let restored = (sp.zext(IW) + s.restore.at(slot).zext(IW)).resize(p.sp_w);
     let origin = s.origin.at(slot);

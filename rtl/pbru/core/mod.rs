@@ -4,8 +4,10 @@
 //!
 //! Files: `slots` per-slot state, `stack` the stack RAM, `fetch` byte window and decode,
 //! `alu` Q16.16 operations, `control` RANDSEL/CASE/ENDCASE skipping and the PRNG, `issue` the
-//! decode stage, `exec` the execute stage, `request` the request register, `response` answers
-//! and parking, `intake` and `retire` rays in and out.
+//! decode stage, `exec` the execute stage and its units (`checks` bounds checks, `operands`
+//! the operand read, `local` local instructions, `randsel` RANDSEL's choice, `writeback` the
+//! slot update), `request` the request register and its load, `response` answers and parking,
+//! `intake` and `retire` rays in and out.
 //!
 //! Deviation from the sketch in `pbru.md` §9.2: the core takes no `core_index` (the scheduler
 //! adds the core to the tag) and no RNG seed ports (the PRNG belongs to the ray, ISA.md). A park
@@ -13,16 +15,21 @@
 //! back) or ENDCASE, since the skip state is not part of the ray descriptor.
 
 mod alu;
+mod checks;
 mod control;
 mod exec;
 mod fetch;
 mod intake;
 mod issue;
+mod local;
+mod operands;
+mod randsel;
 mod request;
 mod response;
 mod retire;
 mod slots;
 mod stack;
+mod writeback;
 
 use super::ports::{FromCore, PbruCfg, ToCore};
 use rendergen_hdl::{cat_lsb_first, Design, ElabErrors, Module};
@@ -111,7 +118,7 @@ pub fn pbru_core(m: &mut Module, cfg: &PbruCfg, input: ToCore) -> FromCore {
     let done = retire::retire(m, &p, &mut s, ram);
     let busy = cat_lsb_first(
         &(s.st.all().into_iter())
-            .map(|x| x.ne(slots::state::IDLE))
+            .map(|x| !x.is(slots::SlotState::Idle))
             .collect::<Vec<_>>(),
     )
     .named("busy");

@@ -5,8 +5,9 @@
 //! Also the per-slot wait counters and the parking of slots whose fetch takes too long or that
 //! the scheduler stopped.
 
+use super::control::SkipMode;
 use super::fetch::advance;
-use super::slots::{state, Slots};
+use super::slots::{SlotState, Slots};
 use super::stack::{WordWrite, IW};
 use super::Params;
 use crate::pbru::ports::{CoreResp, CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
@@ -36,10 +37,11 @@ pub(super) fn responses(
     ready.drive(m.lit(1, 1));
     let st = s.st.at(d.slot);
     let mine = take & s.ray_id.at(d.slot).eq(d.ray_id) & s.epoch.at(d.slot).eq(d.epoch);
-    let chunk = (mine & d.kind.eq(CRSP_CHUNK) & st.eq(state::WFETCH)).named("crsp_chunk_hit");
-    let tex = (mine & d.kind.eq(CRSP_TEXREADY) & st.eq(state::WTEX)).named("crsp_tex_hit");
-    let pipe = (mine & d.kind.eq(CRSP_PIPE) & st.eq(state::WPIPE)).named("crsp_pipe_hit");
-    let (run, fetch) = (m.lit(state::RUN, 3), m.lit(state::FETCH, 3));
+    let chunk =
+        (mine & d.kind.eq(CRSP_CHUNK) & st.is(SlotState::WaitFetch)).named("crsp_chunk_hit");
+    let tex = (mine & d.kind.eq(CRSP_TEXREADY) & st.is(SlotState::WaitTex)).named("crsp_tex_hit");
+    let pipe = (mine & d.kind.eq(CRSP_PIPE) & st.is(SlotState::WaitPipe)).named("crsp_pipe_hit");
+    let (run, fetch) = (m.enum_const(SlotState::Run), m.enum_const(SlotState::Fetch));
 
     let old = s.chunk.at(d.slot);
     s.chunk.set_at(d.slot, chunk, d.data);
@@ -87,10 +89,10 @@ pub(super) fn wait_width(miss_thresh: u32) -> u32 {
 /// when 0) or when the scheduler asked (`stop`), unless its fetch is `answered` this cycle.
 pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) {
     let parked = m.lit(Reason::Parked.code() as u64, 3);
-    let out = m.lit(state::OUT, 3);
+    let out = m.enum_const(SlotState::Out);
     for (i, answer) in answered.iter().enumerate() {
         let st = s.st.q(i);
-        let waiting = st.eq(state::WFETCH) | st.eq(state::WTEX);
+        let waiting = st.is(SlotState::WaitFetch) | st.is(SlotState::WaitTex);
         let wait = s.wait.q(i);
         let timeout = if p.miss_thresh == 0 {
             m.lit(0, 1)
@@ -99,7 +101,7 @@ pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) 
         };
         let now = (waiting & !*answer & (s.stop.q(i) | timeout)).named(&format!("slot{i}_park"));
         s.st.set(i, now, out);
-        let unwind = now & s.skip.q(i).ne(0);
+        let unwind = now & !s.skip.q(i).is(SkipMode::Off);
         let restored = (s.sp.q(i).zext(IW) + s.restore.q(i).zext(IW)).resize(p.sp_w);
         let origin = s.origin.q(i);
         s.pc.set(i, unwind, origin);

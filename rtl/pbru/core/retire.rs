@@ -3,25 +3,32 @@
 //! cycle, offers the ray, and frees the slot when `done` takes it; the next finished slot starts
 //! in that same cycle.
 
-use super::slots::{state, Slots};
+use super::slots::{SlotState, Slots};
 use super::stack::{StackRam, IW};
 use super::Params;
 use crate::pbru::ports::RayOut;
-use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, Module, Sig, Stream};
+use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, HwEnum, Module, Sig, Stream};
 
-const IDLE: u64 = 0;
-const COPY: u64 = 1;
-const OFFER: u64 = 2;
+/// States of the retire engine.
+#[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
+enum RetirePhase {
+    /// No ray leaving.
+    Idle,
+    /// Copying the slot's stack words into the output buffer, four per cycle.
+    Copy,
+    /// Offering the ray on `done`.
+    Offer,
+}
 
 /// Builds the retire engine; returns the `done` stream.
 pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -> Stream<RayOut> {
-    let phase = m.reg("retire_phase", 2).reset(IDLE);
+    let phase = m.enum_reg("retire_phase", RetirePhase::Idle);
     let slot = m.reg("retire_slot", p.slot_w).reset(0);
     let idx = m.reg("retire_index", IW).reset(0);
-    let offering = phase.q().eq(OFFER);
+    let offering = phase.q().is(RetirePhase::Offer);
     // The slot being handed over this cycle is still OUT: not a candidate.
     let taken = m.wire("retire_taken", 1);
-    let outs: Vec<Sig> = s.in_state(state::OUT);
+    let outs: Vec<Sig> = s.in_state(SlotState::Out);
     let outs = cat_lsb_first(
         &(outs.iter().enumerate())
             .map(|(i, &o)| {
@@ -40,8 +47,8 @@ pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -
     } else {
         lowest_index(lowest_set(outs))
     };
-    let start = (phase.q().eq(IDLE) | taken.sig()) & outs.any();
-    let copying = phase.q().eq(COPY);
+    let start = (phase.q().is(RetirePhase::Idle) | taken.sig()) & outs.any();
+    let copying = phase.q().is(RetirePhase::Copy);
     let sp = s.sp.at(slot.q());
     let last = copying & (idx.q() + 4).ge(sp.zext(IW));
     let words = ram.read4(slot.q(), idx.q());
@@ -68,12 +75,16 @@ pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -
     };
     let (done, ready) = Stream::offer(m, "done", offering, data);
     taken.drive(offering & ready);
-    s.st.set_at(slot.q(), taken.sig(), m.lit(state::IDLE, 3));
+    s.st.set_at(slot.q(), taken.sig(), m.enum_const(SlotState::Idle));
     slot.next_when(start, pick);
     idx.next(start.mux(m.lit(0, IW), copying.mux(idx.q() + 4, idx.q())));
-    let next = [(taken.sig(), IDLE), (start, COPY), (last, OFFER)]
-        .iter()
-        .fold(phase.q(), |acc, (c, v)| c.mux(m.lit(*v, 2), acc));
+    let next = [
+        (taken.sig(), RetirePhase::Idle),
+        (start, RetirePhase::Copy),
+        (last, RetirePhase::Offer),
+    ]
+    .iter()
+    .fold(phase.q(), |acc, &(c, v)| c.mux(m.enum_const(v), acc));
     phase.next(next);
     done
 }

@@ -3,26 +3,28 @@
 //! two parts the same slot in one cycle (each part owns the slots in its states); the writes are
 //! collected and turned into one `next_when` per register at the end of elaboration.
 
-use rendergen_hdl::{index_select, or_all, priority_select, Module, Reg, Sig};
+use super::control::SkipMode;
+use rendergen_hdl::{index_select, or_all, priority_select, HwEnum, Module, Reg, Sig};
 
 /// Slot states (`st`, 3 bits).
-pub(super) mod state {
+#[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
+pub(super) enum SlotState {
     /// No ray.
-    pub const IDLE: u64 = 0;
+    Idle,
     /// The intake is copying the ray's stack into the stack RAM.
-    pub const LOAD: u64 = 1;
+    Load,
     /// Runnable: the chunk holding the next instruction is present.
-    pub const RUN: u64 = 2;
+    Run,
     /// Runnable: an IFETCH must be sent (for `pc`'s chunk, or the next one when straddling).
-    pub const FETCH: u64 = 3;
+    Fetch,
     /// Waiting for `CRSP_CHUNK`.
-    pub const WFETCH: u64 = 4;
+    WaitFetch,
     /// Waiting for `CRSP_PIPE` (and then for its words to be pushed).
-    pub const WPIPE: u64 = 5;
+    WaitPipe,
     /// Waiting for `CRSP_TEXREADY`.
-    pub const WTEX: u64 = 6;
+    WaitTex,
     /// Finished; waiting for the retire engine to send it out through `done`.
-    pub const OUT: u64 = 7;
+    Out,
 }
 
 /// One field of the per-slot state: a register per slot plus the writes collected so far.
@@ -103,7 +105,7 @@ impl SlotField {
 
 /// The per-slot state of [`super::pbru_core`].
 pub(super) struct Slots {
-    /// Slot state ([`state`]).
+    /// Slot state ([`SlotState`]).
     pub st: SlotField,
     /// Byte address of the next instruction (its opcode).
     pub pc: SlotField,
@@ -122,7 +124,7 @@ pub(super) struct Slots {
     pub carry: SlotField,
     /// The instruction at `pc` continues in the next chunk, which is the one held (once fetched).
     pub straddle: SlotField,
-    /// Skip mode: 0 none, 1 seeking the chosen CASE, 2 leaving after an executed ENDCASE.
+    /// Skip mode ([`SkipMode`]).
     pub skip: SlotField,
     /// While skipping: inside a CASE … ENDCASE pair that is skipped whole.
     pub in_pair: SlotField,
@@ -154,7 +156,12 @@ impl Slots {
             SlotField::new(m, name, slots, w, reset)
         };
         Slots {
-            st: f(m, "state", 3, Some(state::IDLE)),
+            st: f(
+                m,
+                "state",
+                SlotState::width(),
+                Some(SlotState::Idle.index() as u64),
+            ),
             pc: f(m, "pc", 32, None),
             sp: f(m, "sp", sp_w, Some(0)),
             ray_id: f(m, "ray_id", 16, None),
@@ -163,7 +170,12 @@ impl Slots {
             chunk: f(m, "chunk", 256, None),
             carry: f(m, "carry", 32, None),
             straddle: f(m, "straddle", 1, Some(0)),
-            skip: f(m, "skip", 2, Some(0)),
+            skip: f(
+                m,
+                "skip",
+                SkipMode::width(),
+                Some(SkipMode::Off.index() as u64),
+            ),
             in_pair: f(m, "in_pair", 1, Some(0)),
             pairs: f(m, "pairs", 8, Some(0)),
             origin: f(m, "origin", 32, None),
@@ -178,8 +190,8 @@ impl Slots {
     }
 
     /// One bit per slot (slot 0 in bit 0): the slot's state is `s`.
-    pub fn in_state(&self, s: u64) -> Vec<Sig> {
-        self.st.all().into_iter().map(|x| x.eq(s)).collect()
+    pub fn in_state(&self, s: SlotState) -> Vec<Sig> {
+        self.st.all().into_iter().map(|x| x.is(s)).collect()
     }
 
     /// Drives every register.
