@@ -72,7 +72,7 @@ pub(super) fn decode(m: &mut Module, chunk: Sig, carry: Sig, straddle: Sig, pc: 
     let window = straddle.mux(window_across, window_inside).named("window");
     let op = window.bits(7, 0);
     let table: Vec<u64> = (0..=255u8).map(table_entry).collect();
-    let entry = lut(op, &table, 13).named("decode_entry");
+    let entry = lut(op, &table, 13).named("entry");
     let imm_bytes = entry.bits(3, 1);
     let imm = imm_bytes.eq(4).mux(
         window.bits(39, 8),

@@ -41,6 +41,11 @@ pub(super) struct Hold {
 
 /// Builds the decode stage; `active` is 1 when the execute stage takes a new instruction at the
 /// next edge. Called inside the block `decode` (`decode_go`, `decode_slot`, `decode_start`).
+///
+/// * **Timing:** the picked slot's decode and skip step are combinational; its fields change,
+///   and the instruction enters the execute stage, at the edge.
+/// * **Cost:** the round-robin pointer ([`pick`]), a chunk-wide byte window and the opcode
+///   table ([`decode`]).
 pub(super) fn issue(
     m: &mut Module,
     p: &Params,
@@ -49,33 +54,7 @@ pub(super) fn issue(
     active: Sig,
     hold: Hold,
 ) -> Issue {
-    let n = p.slots as usize;
-    let st = s.st.all();
-    let stop = s.stop.all();
-    let req_free = !creq_busy & !hold.request;
-    let runnable: Vec<Sig> = (0..n)
-        .map(|i| {
-            let executing = if n == 1 {
-                hold.busy
-            } else {
-                hold.busy & hold.slot.eq(i as u64)
-            };
-            let fetch = st[i].is(SlotState::Fetch) & (req_free | stop[i]);
-            !executing & (st[i].is(SlotState::Run) | fetch)
-        })
-        .collect();
-    let want = cat_lsb_first(&runnable).named("runnable");
-    let go = (active & want.any()).named("go");
-    let slot = if n == 1 {
-        m.lit(0, p.slot_w)
-    } else {
-        let last = m.reg("rr_last", p.slots).reset(1 << (n - 1));
-        let pick = round_robin_pick(want, last.q());
-        last.next_when(go, pick);
-        lowest_index(pick)
-    }
-    .named("slot");
-
+    let (go, slot) = pick(m, p, s, creq_busy, active, hold);
     let pc = s.pc.at(slot);
     let straddle = s.straddle.at(slot);
     let stopping = s.stop.at(slot);
@@ -89,14 +68,14 @@ pub(super) fn issue(
         dec.op,
     );
 
-    let park = go & stopping;
-    let ifetch = go & !stopping & st_p.is(SlotState::Fetch);
+    let park = (go & stopping).named("park");
+    let ifetch = (go & !stopping & st_p.is(SlotState::Fetch)).named("ifetch");
     let run = go & !stopping & st_p.is(SlotState::Run);
     let unknown = run & !dec.known;
     let straddles = run & dec.known & dec.need_next;
     let whole = run & dec.known & !dec.need_next;
     let fault = whole & skip.fault;
-    let passed = whole & skip.passed;
+    let passed = (whole & skip.passed).named("passed");
     let start = (whole & !skip.fault & !skip.passed).named("start");
     let (next_pc, next_fetch) = advance(pc, straddle, dec.len);
 
@@ -140,4 +119,47 @@ pub(super) fn issue(
         ray_id: s.ray_id.at(slot),
         epoch: s.epoch.at(slot),
     }
+}
+
+/// Picks the slot to decode, round-robin among the runnable ones: Run, or Fetch while the
+/// request register is free (or to park it), and not the slot in the execute stage. Returns
+/// `go` (a slot is picked while the execute stage can take an instruction) and the slot.
+///
+/// * **Timing:** combinational from the slot states; the pointer moves at `go`.
+/// * **Cost:** a `slots`-bit round-robin pointer (none for one slot).
+fn pick(
+    m: &mut Module,
+    p: &Params,
+    s: &Slots,
+    creq_busy: Sig,
+    active: Sig,
+    hold: Hold,
+) -> (Sig, Sig) {
+    let n = p.slots as usize;
+    let st = s.st.all();
+    let stop = s.stop.all();
+    let req_free = !creq_busy & !hold.request;
+    let runnable: Vec<Sig> = (0..n)
+        .map(|i| {
+            let executing = if n == 1 {
+                hold.busy
+            } else {
+                hold.busy & hold.slot.eq(i as u64)
+            };
+            let fetch = st[i].is(SlotState::Fetch) & (req_free | stop[i]);
+            !executing & (st[i].is(SlotState::Run) | fetch)
+        })
+        .collect();
+    let want = cat_lsb_first(&runnable).named("runnable");
+    let go = (active & want.any()).named("go");
+    let slot = if n == 1 {
+        m.lit(0, p.slot_w)
+    } else {
+        let last = m.reg("rr_last", p.slots).reset(1 << (n - 1));
+        let pick = round_robin_pick(want, last.q());
+        last.next_when(go, pick);
+        lowest_index(pick)
+    }
+    .named("slot");
+    (go, slot)
 }
