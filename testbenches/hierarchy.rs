@@ -3,10 +3,11 @@
 //! seeded random values on every input for thousands of cycles; every output is compared on
 //! every cycle. The child version must also be its own module in the design.
 
-use rendergen_hdl::{Bits, Design, Module};
+use rendergen_hdl::{Design, Module};
 use rendergen_rtl::astc::address::{astc_a, AddrReq, AstcACfg};
 use rendergen_rtl::pbru::cache::l0_cache;
 use rendergen_rtl::pbru::ports::{CacheFill, CacheIn, PbruCfg};
+use rendergen_sim::kit::Rng;
 use rendergen_sim::Simulator;
 
 /// Drives both designs with the same random inputs for `cycles` and compares every output.
@@ -23,17 +24,10 @@ fn same_outputs(inline: &Design, child: &Design, cycles: u64, seed: u64) {
     assert_eq!(outs.len(), b.outputs().len());
     a.reset(2);
     b.reset(2);
-    let mut state = seed | 1;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = Rng::new(seed);
     for cycle in 0..cycles {
         for &(pa, pb, width) in &ins {
-            let words: Vec<u64> = (0..width.div_ceil(64)).map(|_| next()).collect();
-            let v = Bits::from_words(&words, width);
+            let v = rng.bits(width);
             a.poke_bits(pa, &v);
             b.poke_bits(pb, &v);
         }

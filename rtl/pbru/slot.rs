@@ -43,11 +43,14 @@ pub fn slot_depth(inst: &PipeInst) -> u32 {
 /// * **Cost:** the unit, a FIFO of `(latency + 2) × (128 + 24)` bits, a credit counter; the test
 ///   pipeline adds `(latency − 1) × 153` flops.
 /// * **Errors:** a `req` of another shape than [`PipeReq::SHAPE`] (elaboration).
-pub fn pipe_slot(m: &mut Module, inst: &PipeInst, req: Stream<PipeReq>) -> SlotOut {
+///
+/// Built as the child module `name` of `m`, whose module is [`astc_a_slot`], [`astc_dp_slot`]
+/// or [`test_pipe_slot`] (one definition per latency).
+pub fn pipe_slot(m: &mut Module, name: &str, inst: &PipeInst, req: Stream<PipeReq>) -> SlotOut {
     match (inst.test_latency, inst.kind) {
-        (None, PipeKind::AstcA) => astc_a_slot(m, &(), req),
-        (None, PipeKind::AstcDp) => astc_dp_slot(m, &(), req),
-        _ => test_pipe_slot(m, &slot_latency(inst), req),
+        (None, PipeKind::AstcA) => m.child(name, &(), req, astc_a_slot),
+        (None, PipeKind::AstcDp) => m.child(name, &(), req, astc_dp_slot),
+        _ => m.child(name, &slot_latency(inst), req, test_pipe_slot),
     }
 }
 

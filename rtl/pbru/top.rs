@@ -14,7 +14,7 @@ use super::ports::{
     CoreReq, FromCore, L1Req, L1Resp, PbruCfg, PipeInst, RayOut, SlotOut, SmReq, SmResp, ToCore,
 };
 use super::scheduler::{core_scheduler, CacheAnswers, SchedIn, SchedOut};
-use super::slot::{astc_a_slot, astc_dp_slot, slot_latency, test_pipe_slot};
+use super::slot::pipe_slot;
 use rendergen_hdl::{Design, ElabErrors, IoPlug, Module};
 
 /// Declares the outside ports, and composes the scheduler with its siblings: one slot per
@@ -49,13 +49,7 @@ fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::po
         .zip(&cfg.pipes)
         .zip(&names)
     {
-        let instance = format!("pipe_{name}");
-        let slot = match (inst.test_latency, inst.kind) {
-            (None, PipeKind::AstcA) => m.child(&instance, &(), req, astc_a_slot),
-            (None, PipeKind::AstcDp) => m.child(&instance, &(), req, astc_dp_slot),
-            _ => m.child(&instance, &slot_latency(inst), req, test_pipe_slot),
-        };
-        plug.connect(slot);
+        plug.connect(pipe_slot(m, &format!("pipe_{name}"), inst, req));
     }
     let icache = m.child("icache", &cfg.icache_cfg(), out.icache, l0_cache);
     let tcache = m.child("tcache", &cfg.tcache_cfg(), out.tcache, l0_cache);
@@ -145,8 +139,8 @@ pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, El
 }
 
 /// The PBRU 335, composed of child modules: the [`core_scheduler`] (`scheduler`), one pipeline
-/// slot per instance (`pipe_<kind><i>`: [`astc_a_slot`], [`astc_dp_slot`],
-/// [`test_pipe_slot`]), the L0 instruction and texture caches (`icache`, `tcache`:
+/// slot per instance (`pipe_<kind><i>`: [`pipe_slot`]),
+/// the L0 instruction and texture caches (`icache`, `tcache`:
 /// [`l0_cache`]) and `cfg.cores` processing cores (`core_<c>`: [`pbru_core`]). Ports: see the
 /// module documentation.
 ///
