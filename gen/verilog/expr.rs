@@ -1,9 +1,11 @@
 //! Verilog expressions for IR operations.
 //!
-//! Every operand is a declared signal of exactly its IR width or a sized literal, and every
-//! expression is assigned to a signal of exactly the node's width, so Verilog's
-//! context-determined widths never widen or truncate anything: `a + b` of two 8-bit signals into
-//! an 8-bit wire wraps exactly like the IR. Signed operations go through `$signed(...)`, and
+//! Every operand is a declared signal of exactly its IR width, a sized literal, or an inlined
+//! expression of exactly its IR width (see `names::inline_nodes`), and every expression is
+//! assigned to a signal of exactly the node's width. IR operations take operands of the result's
+//! width (shift amounts, selectors and comparisons aside, which Verilog sizes on their own), so
+//! Verilog's context-determined widths never widen or truncate anything: `(a + b) >> 1` of 8-bit
+//! signals into an 8-bit wire wraps exactly like the IR. Signed operations go through `$signed(...)`, and
 //! extensions are written out as concatenations. Bit-selects of constants (illegal in Verilog)
 //! are folded here.
 
@@ -72,7 +74,12 @@ impl Exprs<'_> {
     pub fn r(&self, id: NodeId) -> String {
         match &self.def.node(id).op {
             Op::Const(b) => b.to_verilog(),
-            _ if self.names.inline[id as usize] => match self.body(id) {
+            op if self.names.inline[id as usize] => match self.body(id) {
+                Body::Assign(e)
+                    if matches!(op, Op::Unary(..) | Op::Binary(..) | Op::Mux { .. }) =>
+                {
+                    format!("({e})")
+                }
                 Body::Assign(e) => e,
                 Body::Case { .. } => unreachable!("case nodes are never inlined"),
             },
@@ -180,11 +187,31 @@ impl Exprs<'_> {
         format!("{x} {sym} {y}")
     }
 
-    /// `{a, b}`, with runs of one operand written as a replication (`{32{x}}`).
+    /// `{a, b}`, with runs of one operand written as a replication (`{32{x}}`) and adjacent
+    /// bit-selects of one signal merged (`x[7:4]` rather than `x[7], x[6], x[5], x[4]`).
     fn concat(&self, parts: &[NodeId]) -> String {
         let mut items: Vec<String> = Vec::new();
         let mut i = 0;
         while i < parts.len() {
+            if let Some((a, mut lo, hi)) = self.inline_select(parts[i]) {
+                let mut j = i + 1;
+                while let Some((b, blo, bhi)) = parts.get(j).and_then(|p| self.inline_select(*p)) {
+                    if b != a || bhi + 1 != lo {
+                        break;
+                    }
+                    lo = blo;
+                    j += 1;
+                }
+                if j > i + 1 {
+                    let merged = self.slice(a, lo, hi - lo + 1);
+                    if i == 0 && j == parts.len() {
+                        return merged;
+                    }
+                    items.push(merged);
+                    i = j;
+                    continue;
+                }
+            }
             let mut j = i;
             while j < parts.len() && parts[j] == parts[i] {
                 j += 1;
@@ -201,6 +228,17 @@ impl Exprs<'_> {
             return items.pop().expect("one item");
         }
         format!("{{{}}}", items.join(", "))
+    }
+
+    /// For an inlined bit-select of a named signal: (signal, low bit, high bit).
+    fn inline_select(&self, id: NodeId) -> Option<(NodeId, u32, u32)> {
+        match self.def.node(id).op {
+            Op::Slice { a, lo } if self.names.inline[id as usize] => {
+                let constant = matches!(self.def.node(a).op, Op::Const(_));
+                (!constant).then(|| (a, lo, lo + self.width(id) - 1))
+            }
+            _ => None,
+        }
     }
 
     fn slice(&self, a: NodeId, lo: u32, w: u32) -> String {

@@ -4,11 +4,14 @@
 //! [`rendergen_hdl::naming`]), are sanitised (no `$`, no keywords) and made unique within the
 //! module by suffixing `_1`, `_2`, ... An unnamed node used exactly once by a named wire or an
 //! output is printed directly under that name (`assign sum = a_i + b_i;`) instead of through a
-//! temporary; an unnamed next value of register `x` is called `x_d`; other unnamed nodes get a
-//! short name from their operation and node id (`add17`).
+//! temporary; a value bound to a variable (`#[name_lets]`) takes the variable's name; other
+//! unnamed nodes used once are printed inside their consumer's expression (up to a few
+//! operations per expression); an unnamed next value of register `x` is called
+//! `x_d`; the remaining unnamed nodes get a short name from their operation and node id
+//! (`add17`).
 
 use super::plan::Plan;
-use rendergen_hdl::ir::{BinOp, Design, ModuleDef, NodeId, Op, UnOp};
+use rendergen_hdl::ir::{comb_operands_of, BinOp, Design, ModuleDef, NodeId, Op, UnOp};
 use rendergen_hdl::naming;
 use std::collections::HashSet;
 
@@ -187,6 +190,15 @@ impl Names {
                 node[id] = inst_outs[inst as usize][port as usize].clone();
             }
         }
+        // Values bound to a variable in the generator take its name.
+        for (id, nd) in def.nodes.iter().enumerate() {
+            let needs = plan.live[id] && host[id].is_none() && !inline[id] && node[id].is_empty();
+            if let (true, Some(soft)) = (needs, &nd.soft_name) {
+                if !matches!(nd.op, Op::Const(_) | Op::Input(_)) {
+                    node[id] = scope.claim(soft);
+                }
+            }
+        }
         // Unnamed next values of registers are `x_d`.
         for (r, reg) in def.regs.iter().enumerate() {
             if let (true, Some(d)) = (plan.reg_live[r], reg.next) {
@@ -226,25 +238,91 @@ impl Names {
     }
 }
 
-/// Chooses the nodes printed in place (see [`Names::inline`]). A node that some consumer
-/// bit-selects (a slice or an extension) keeps its name, since Verilog can only bit-select names.
+/// Largest number of operations printed in one inlined expression tree; bigger trees are cut
+/// at named temporaries so that lines stay readable.
+const INLINE_WEIGHT: u32 = 6;
+
+/// Chooses the nodes printed in place (see [`Names::inline`]): slices, and computed nodes without
+/// a name used exactly once, as long as the expression they join stays small. A node that some
+/// consumer bit-selects (a slice or a sign extension) keeps its name, since Verilog can only
+/// bit-select names; arithmetic right shifts keep theirs because an unsigned context around
+/// `$signed(x) >>> n` would turn it into a logical shift; `case` nodes are statements.
 fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool> {
     let n = def.nodes.len();
     let mut selected = vec![false; n];
     for (id, node) in def.nodes.iter().enumerate() {
-        if let (true, Op::Slice { a, .. } | Op::Extend { a, .. }) = (plan.live[id], &node.op) {
-            selected[*a as usize] = true;
+        if !plan.live[id] {
+            continue;
+        }
+        match node.op {
+            Op::Slice { a, .. } => selected[a as usize] = true,
+            Op::Extend { a, signed: true } if def.node(a).width > 1 => selected[a as usize] = true,
+            _ => {}
         }
     }
-    (0..n)
-        .map(|id| {
-            let node = &def.nodes[id];
-            let ok = plan.live[id] && node.name.is_none() && host[id].is_none() && !selected[id];
-            ok && match node.op {
-                Op::Slice { .. } => true,
-                Op::Concat(_) | Op::Extend { .. } => plan.uses[id] == 1,
-                _ => false,
-            }
-        })
-        .collect()
+    let candidate = |id: usize| {
+        let node = &def.nodes[id];
+        let ok = plan.live[id]
+            && node.name.is_none()
+            && node.soft_name.is_none()
+            && host[id].is_none()
+            && !selected[id]
+            && !def.localparams.contains(&(id as NodeId));
+        ok && match node.op {
+            Op::Slice { .. } => true,
+            Op::Binary(BinOp::Sra, ..) => false,
+            ref op if is_computed(op) && !is_case(op) => plan.uses[id] == 1,
+            _ => false,
+        }
+    };
+    let mut inline = vec![false; n];
+    // Weight of each decided node: operations printed in its expression (0 when named).
+    let mut weight: Vec<Option<u32>> = vec![None; n];
+    for root in 0..n {
+        decide(def, root, &candidate, &mut inline, &mut weight);
+    }
+    inline
+}
+
+/// Decides whether `root` is inlined, operands first (iteratively: expression chains can be
+/// long). Returns nothing; fills `inline` and `weight`.
+fn decide(
+    def: &ModuleDef,
+    root: usize,
+    candidate: &impl Fn(usize) -> bool,
+    inline: &mut [bool],
+    weight: &mut [Option<u32>],
+) {
+    let mut stack = vec![(root, false)];
+    while let Some((id, expanded)) = stack.pop() {
+        if weight[id].is_some() {
+            continue;
+        }
+        let op = &def.nodes[id].op;
+        if !candidate(id) {
+            weight[id] = Some(0);
+            continue;
+        }
+        if !expanded {
+            stack.push((id, true));
+            comb_operands_of(op, &def.mems, |o| {
+                if weight[o as usize].is_none() {
+                    stack.push((o as usize, false));
+                }
+            });
+            continue;
+        }
+        // Bit-selects, extensions and concatenations print no operator.
+        let mut w = u32::from(!matches!(
+            op,
+            Op::Slice { .. } | Op::Extend { .. } | Op::Concat(_)
+        ));
+        comb_operands_of(op, &def.mems, |o| w += weight[o as usize].unwrap_or(0));
+        if matches!(op, Op::Slice { .. }) || w <= INLINE_WEIGHT {
+            inline[id] = true;
+            weight[id] = Some(w);
+        } else {
+            weight[id] = Some(0);
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! Simple dual-port (`ram_1r1w`) and true dual-port (`ram_2p`) RAMs with synchronous read.
 
-use rendergen_hdl::{clog2, Design, ElabErrors, Module};
+use rendergen_hdl::{clog2, name_lets, Design, ElabErrors, Module};
 use std::ops::RangeInclusive;
 
 /// Legal [`RamCfg::width`].
@@ -14,6 +14,7 @@ pub const MAX_BITS: u64 = 1 << 26;
 impl RamCfg {
     /// Records an error for each field out of range; true if none.
     #[track_caller]
+    #[name_lets]
     pub fn check(&self, m: &mut Module) -> bool {
         let ok = m.check_param("width", self.width.into(), WIDTH)
             & m.check_param("depth", self.depth.into(), DEPTH);
@@ -55,6 +56,7 @@ impl Default for RamCfg {
 /// after `re`, held while `re` is 0; a read of the word written in the same cycle returns the old
 /// word). Addresses are `clog2(depth)` bits.
 /// * **Cost:** `width × depth` bits of RAM; Yosys infers block RAM.
+#[name_lets]
 pub fn ram_1r1w(cfg: &RamCfg) -> Result<Design, ElabErrors> {
     let aw = clog2(cfg.depth as u64);
     Design::build_with_params(
@@ -80,6 +82,7 @@ pub fn ram_1r1w(cfg: &RamCfg) -> Result<Design, ElabErrors> {
 /// `<p>_wdata`, output `<p>_rdata` (read-first, one cycle after `en`). When both write one word
 /// in one cycle, port `b` wins.
 /// * **Cost:** `width × depth` bits of RAM.
+#[name_lets]
 pub fn ram_2p(cfg: &RamCfg) -> Result<Design, ElabErrors> {
     let aw = clog2(cfg.depth as u64);
     Design::build_with_params(

@@ -3,7 +3,7 @@
 //! blocks. Both are the same direct-mapped generator, [`l0_cache`].
 
 use crate::pbru::ports::{CacheAnswer, CacheIn};
-use rendergen_hdl::{or_all, Module, Sig};
+use rendergen_hdl::{name_lets, or_all, Module, Sig};
 
 /// Parameters of [`l0_cache`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +42,7 @@ impl CacheCfg {
 /// * **Cost:** `lines × data_w` RAM bits (a combinational read port per lookup); `lines × (key_w − index_w + 1)`
 ///   flops for tags and valid bits.
 /// * **Errors:** key or data widths other than `cfg`'s (elaboration).
+#[name_lets]
 pub fn l0_cache(m: &mut Module, cfg: &CacheCfg, i: CacheIn) -> Vec<CacheAnswer> {
     let (lookups, fill_valid, fill_key, fill_data) =
         (i.lookup, i.fill.valid, i.fill.key, i.fill.data);

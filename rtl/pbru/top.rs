@@ -15,11 +15,12 @@ use super::ports::{
 };
 use super::scheduler::{core_scheduler, CacheAnswers, SchedIn, SchedOut};
 use super::slot::pipe_slot;
-use rendergen_hdl::{Design, ElabErrors, IoPlug, Module};
+use rendergen_hdl::{name_lets, Design, ElabErrors, IoPlug, Module};
 
 /// Declares the outside ports, and composes the scheduler with its siblings: one slot per
 /// pipeline instance and the two L0 caches (each its own module); the cores' side is `cores`
 /// (what they give the scheduler); returns what the scheduler gives each core.
+#[name_lets]
 fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::ports::ToCore> {
     let mut slot_plugs: Vec<IoPlug<SlotOut>> = Vec::new();
     let mut slots = Vec::new();
@@ -77,11 +78,12 @@ fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::po
 /// `core{c}_crsp` (out), `core{c}_stop_valid`, `core{c}_stop_slot`, `core{c}_stop_epoch` (out),
 /// `core{c}_done` (in).
 /// Testbenches play the cores; see [`pbru_with`] for the timing and protocol.
+#[name_lets]
 pub fn pbru_shell(m: &mut Module, cfg: &PbruCfg) {
     if !cfg.check(m) {
         return;
     }
-    let cores = (0..cfg.cores)
+    let cores: Vec<_> = (0..cfg.cores)
         .map(|c| FromCore {
             busy: m.input(&format!("core{c}_busy"), cfg.slots),
             open: m.input(&format!("core{c}_open"), 1),
@@ -116,6 +118,7 @@ pub type CoreGen<'a> = dyn FnMut(&mut Module, u32, ToCore) -> FromCore + 'a;
 /// * **Parameters:** [`PbruCfg`].
 /// * **Cost:** the scheduler's plus the cores'.
 /// * **Errors:** elaboration errors of the parts, with their lines.
+#[name_lets]
 pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
     if !cfg.check(m) {
         return;
@@ -134,6 +137,7 @@ pub fn pbru_with(m: &mut Module, cfg: &PbruCfg, core: &mut CoreGen<'_>) {
 }
 
 /// Stand-alone PBRU with the cores built by `core`, under the name `pbru`.
+#[name_lets]
 pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, ElabErrors> {
     Design::build_with_params("pbru", &format!("{cfg:?}"), |m| pbru_with(m, cfg, core))
 }
@@ -176,6 +180,7 @@ pub fn pbru_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
 /// tcache_blocks, sm_ports, sm_block_cycles, miss_thresh, then the instance count of each
 /// [`PipeKind`] in [`PipeKind::ALL`] order, the test latency, and `real_astc` (1: the ASTC
 /// types are the real units, 0: test pipelines).
+#[name_lets]
 pub fn catalog_cfg(v: &[u64]) -> PbruCfg {
     let mut pipes = Vec::new();
     for (i, kind) in PipeKind::ALL.iter().enumerate() {

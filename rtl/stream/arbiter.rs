@@ -2,8 +2,8 @@
 
 use super::{Lanes, LANES, WIDTH};
 use rendergen_hdl::{
-    cat_lsb_first, clog2, lowest_index, lowest_set, onehot_mux, round_robin_pick, unpack, Bundle,
-    Design, ElabErrors, Module, Sig, Stream,
+    cat_lsb_first, clog2, lowest_index, lowest_set, name_lets, onehot_mux, round_robin_pick,
+    unpack, Bundle, Design, ElabErrors, Module, Sig, Stream,
 };
 
 /// Who wins when several inputs are valid.
@@ -36,6 +36,7 @@ pub struct Granted<T: Bundle> {
 /// * **Errors:** lanes whose payload shapes differ (reported by elaboration). `lanes` must not
 ///   be empty (a caller whose lane count can be 0 branches to [`Stream::idle`] first) and holds
 ///   at most 64 lanes under [`ArbPolicy::RoundRobin`]; [`arbiter_top`] checks both.
+#[name_lets]
 pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T>>) -> Granted<T> {
     let n = lanes.len();
     assert!(n > 0, "arbiter needs at least one lane");
@@ -86,6 +87,7 @@ pub fn arbiter<T: Bundle>(m: &mut Module, policy: ArbPolicy, lanes: Vec<Stream<T
 }
 
 /// Stand-alone arbiter of `n` lanes of `width` bits: streams `lane<i>` and `out`, output `grant`.
+#[name_lets]
 pub fn arbiter_top(
     name: &str,
     policy: ArbPolicy,
@@ -96,7 +98,7 @@ pub fn arbiter_top(
         if !(m.check_param("n", n.into(), LANES) & m.check_param("width", width.into(), WIDTH)) {
             return;
         }
-        let lanes = (0..n)
+        let lanes: Vec<_> = (0..n)
             .map(|i| m.input_stream::<Sig>(&format!("lane{i}"), &width))
             .collect();
         let g = arbiter(m, policy, lanes);

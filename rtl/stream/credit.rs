@@ -1,6 +1,6 @@
 //! Credit counter for credit-based flow control.
 
-use rendergen_hdl::{clog2, Design, ElabErrors, Module, Sig};
+use rendergen_hdl::{clog2, name_lets, Design, ElabErrors, Module, Sig};
 use std::ops::RangeInclusive;
 
 /// Legal `max` of [`credit_counter_top`].
@@ -22,6 +22,7 @@ pub struct Credits {
 ///   `give`).
 /// * **Parameters:** `max` 1 ..= 2^31.
 /// * **Cost:** one `clog2(max + 1)`-bit register and an adder.
+#[name_lets]
 pub fn credit_counter(m: &mut Module, max: u32, take: Sig, give: Sig) -> Credits {
     let w = clog2(max as u64 + 1);
     let count = m.reg("credits", w).reset(max as u64);
@@ -40,6 +41,7 @@ pub fn credit_counter(m: &mut Module, max: u32, take: Sig, give: Sig) -> Credits
 }
 
 /// Stand-alone credit counter: inputs `take`, `give`; outputs `count`, `available`.
+#[name_lets]
 pub fn credit_counter_top(max: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("credit_counter", &format!("max={max}"), |m| {
         if !m.check_param("max", max.into(), MAX) {

@@ -1,6 +1,8 @@
 //! Synchronous FIFO.
 
-use rendergen_hdl::{clog2, pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
+use rendergen_hdl::{
+    clog2, name_lets, pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream,
+};
 use std::ops::RangeInclusive;
 
 /// Legal [`FifoCfg::depth`] of [`fifo_top`] (0 makes a wire).
@@ -41,6 +43,7 @@ pub struct FifoOut<T: Bundle> {
 /// * **Degenerate sizes:** depth 0 is a wire (`count` 0, `full` and `empty` 1).
 /// * **Errors:** none beyond the payload's own; [`fifo_top`] rejects a depth outside
 ///   [`DEPTH`].
+#[name_lets]
 pub fn fifo<T: Bundle>(m: &mut Module, cfg: &FifoCfg, push: Stream<T>) -> FifoOut<T> {
     if cfg.depth == 0 {
         let one = m.lit(1, 1);
@@ -97,6 +100,7 @@ pub fn fifo<T: Bundle>(m: &mut Module, cfg: &FifoCfg, push: Stream<T>) -> FifoOu
 }
 
 /// Stand-alone FIFO of `width`-bit words with ports `push_*`, `pop_*`, `count`, `full`, `empty`.
+#[name_lets]
 pub fn fifo_top(width: u32, cfg: &FifoCfg) -> Result<Design, ElabErrors> {
     let params = format!("width={width} depth={}", cfg.depth);
     Design::build_with_params("fifo", &params, |m| {

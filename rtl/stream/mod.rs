@@ -13,7 +13,7 @@ pub mod mux;
 pub mod pipe;
 pub mod skid;
 
-use rendergen_hdl::{pack, Bundle, ReadyDriver, Sig, Stream};
+use rendergen_hdl::{name_lets, pack, Bundle, ReadyDriver, Sig, Stream};
 use std::ops::RangeInclusive;
 
 /// Legal payload width of the stand-alone widgets (`*_top`), in bits.
@@ -37,6 +37,7 @@ pub(crate) struct Lanes<T: Bundle> {
 
 impl<T: Bundle> Lanes<T> {
     /// Splits `lanes` (at least one).
+    #[name_lets]
     pub fn split(lanes: Vec<Stream<T>>) -> Lanes<T> {
         let shape = lanes[0].shape();
         let mut split = Lanes {

@@ -1,7 +1,7 @@
 //! Stream combinators for building a pipeline step by step: [`map`] adds combinational logic to
 //! a stream, [`pipe_reg`] cuts it with a register stage.
 
-use rendergen_hdl::{Bundle, Module, Stream};
+use rendergen_hdl::{name_lets, Bundle, Module, Stream};
 
 /// Applies the combinational function `f` to the payload of `input`.
 ///
@@ -9,6 +9,7 @@ use rendergen_hdl::{Bundle, Module, Stream};
 ///   purely combinational.
 /// * **Timing:** latency 0; the output ready wire is `name_ready`.
 /// * **Cost:** the logic `f` builds.
+#[name_lets]
 pub fn map<A: Bundle, B: Bundle>(
     m: &mut Module,
     name: &str,
@@ -30,6 +31,7 @@ pub fn map<A: Bundle, B: Bundle>(
 /// * **Timing:** latency 1; initiation interval 1; `input.ready = !valid_q | output.ready` is
 ///   combinational (one gate), so a chain of stages has a ready chain of one gate per stage.
 /// * **Cost:** one valid flop (reset to 0) and one payload register (no reset) per field.
+#[name_lets]
 pub fn pipe_reg<T: Bundle>(m: &mut Module, name: &str, input: Stream<T>) -> Stream<T> {
     let shape = input.shape();
     let (in_valid, in_data, in_ready) = input.split();

@@ -1,6 +1,6 @@
 //! Skid buffer: a register slice for valid/ready streams at full throughput.
 
-use rendergen_hdl::{Bundle, Design, ElabErrors, Module, Sig, Stream};
+use rendergen_hdl::{name_lets, Bundle, Design, ElabErrors, Module, Sig, Stream};
 
 /// Registers both directions of a stream (valid/data forward, ready backward) and still moves
 /// one item per cycle.
@@ -9,6 +9,7 @@ use rendergen_hdl::{Bundle, Design, ElabErrors, Module, Sig, Stream};
 /// * **Timing:** latency 1; initiation interval 1; no combinational path from input to output in
 ///   either direction (`in.ready` is a register, `out.valid` is a register).
 /// * **Cost:** two payload registers (main and skid) and two valid flags.
+#[name_lets]
 pub fn skid_buffer<T: Bundle>(m: &mut Module, input: Stream<T>) -> Stream<T> {
     let shape = input.shape();
     let (in_valid, in_data, in_ready) = input.split();
@@ -39,6 +40,7 @@ pub fn skid_buffer<T: Bundle>(m: &mut Module, input: Stream<T>) -> Stream<T> {
 }
 
 /// Stand-alone skid buffer of `width`-bit words with streams `in` and `out`.
+#[name_lets]
 pub fn skid_buffer_top(width: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("skid_buffer", &format!("width={width}"), |m| {
         if !m.check_param("width", width.into(), super::WIDTH) {

@@ -1,6 +1,6 @@
 //! Synthetic designs for simulator and tool benchmarks (not part of the render engine).
 
-use rendergen_hdl::{Design, ElabErrors, Sig};
+use rendergen_hdl::{name_lets, Design, ElabErrors, Sig};
 use std::ops::RangeInclusive;
 
 /// Legal `width` of [`counter`].
@@ -9,6 +9,7 @@ pub const COUNTER_WIDTH: RangeInclusive<u64> = 1..=4096;
 pub const MESH_SIZE: RangeInclusive<u64> = 1..=256;
 
 /// A free-running counter of `width` bits with enable: input `en`, output `value`.
+#[name_lets]
 pub fn counter(width: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("counter", &format!("width={width}"), |m| {
         if !m.check_param("width", width.into(), COUNTER_WIDTH) {
@@ -25,6 +26,7 @@ pub fn counter(width: u32) -> Result<Design, ElabErrors> {
 /// `acc' = acc * coef + neighbour` (truncated to 16 bits) with coefficients from the inputs and
 /// each lane mixing in its left neighbour, one register per cell. Output: XOR of the last stage.
 /// With 48 × 48 (the catalogue default) it has over 13,000 netlist nodes.
+#[name_lets]
 pub fn mac_mesh(lanes: u32, stages: u32) -> Result<Design, ElabErrors> {
     Design::build_with_params("mac_mesh", &format!("lanes={lanes} stages={stages}"), |m| {
         if !(m.check_param("lanes", lanes.into(), MESH_SIZE)

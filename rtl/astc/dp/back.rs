@@ -8,9 +8,10 @@ use super::middle::{Carry, StageDE};
 use super::types::{DpResp, Profile, Profiles};
 use super::weights::combine;
 use super::DpCfg;
-use rendergen_hdl::{cat, lut, Bundle, Module, Sig};
+use rendergen_hdl::{cat, lut, name_lets, Bundle, Module, Sig};
 
 /// The profile as (hdr, srgb, supported) flags: from the carried field or the fixed profile.
+#[name_lets]
 fn profile_flags(m: &mut Module, cfg: &DpCfg, field: Option<Sig>) -> (Sig, Sig, Sig) {
     let one = m.lit(1, 1);
     match (cfg.profiles, field) {
@@ -42,6 +43,7 @@ pub struct StageF<T = Sig> {
 }
 
 /// Stage F: decodes the endpoint mode and forms the texel's weight on each plane.
+#[name_lets]
 pub fn stage_f(m: &mut Module, cfg: &DpCfg, e: &StageDE) -> StageF {
     let c = &e.carry;
     let with_hdr = cfg.profiles != Profiles::Ldr
@@ -77,6 +79,7 @@ pub struct StageG<T = Sig> {
 
 /// Stage G: interpolates each channel (the CCS channel with the plane-2 weight) or takes the
 /// void-extent colour, and classifies errors.
+#[name_lets]
 pub fn stage_g(m: &mut Module, cfg: &DpCfg, f: &StageF) -> StageG {
     let c = &f.carry;
     let (hdr, srgb, supported) = profile_flags(m, cfg, c.profile);
@@ -108,6 +111,7 @@ pub fn stage_g(m: &mut Module, cfg: &DpCfg, f: &StageF) -> StageG {
 }
 
 /// The response: per-profile final RGBA (error colours applied), its 8-bit form.
+#[name_lets]
 pub fn output(m: &mut Module, cfg: &DpCfg, g: &StageG) -> DpResp {
     let (hdr, _srgb, _) = profile_flags(m, cfg, g.profile);
     let ffff = m.lit(0xFFFF, 16);

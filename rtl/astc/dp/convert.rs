@@ -2,9 +2,10 @@
 //! path): UNORM16 → FP16, LNS → FP16, quieting FP16 NaNs, and FP16 → the 8-bit value astcenc
 //! writes for LDR images.
 
-use rendergen_hdl::{cat, priority_select, Module, Sig};
+use rendergen_hdl::{cat, name_lets, priority_select, Module, Sig};
 
 /// UNORM16 `c` to FP16: 0xFFFF is 1.0, otherwise `c / 65536` truncated to 11 significant bits.
+#[name_lets]
 pub fn unorm16_to_fp16(m: &mut Module, c: Sig) -> Sig {
     let lead: Vec<(Sig, Sig)> = (2..16u32)
         .rev()
@@ -20,6 +21,7 @@ pub fn unorm16_to_fp16(m: &mut Module, c: Sig) -> Sig {
 }
 
 /// Interpolated 16-bit LNS value `c` to FP16 (spec C.2.19); Inf/NaN results become 0x7BFF.
+#[name_lets]
 pub fn lns_to_fp16(m: &mut Module, c: Sig) -> Sig {
     let e = c.bits(15, 11);
     let mant = c.bits(10, 0).zext(13);
@@ -34,6 +36,7 @@ pub fn lns_to_fp16(m: &mut Module, c: Sig) -> Sig {
 }
 
 /// Sets the quiet bit of an FP16 NaN (as a round trip through `f32` does).
+#[name_lets]
 pub fn quiet_nan(h: Sig) -> Sig {
     let nan = h.bits(14, 10).all() & h.bits(9, 0).any();
     nan.mux(h | 0x200u32, h)
@@ -46,6 +49,7 @@ pub fn is_nan(h: Sig) -> Sig {
 
 /// FP16 `h` to the 8-bit value astcenc stores: clamp to 0..=1, ×255, round to nearest even
 /// (8 bits; a NaN gives 0 here and is handled by the caller).
+#[name_lets]
 pub fn fp16_to_unorm8(m: &mut Module, h: Sig) -> Sig {
     let sign = h.bit(15);
     let e = h.bits(14, 10);

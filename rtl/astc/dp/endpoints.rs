@@ -4,7 +4,7 @@
 
 use super::endpoints_hdr;
 use super::ise::Range;
-use rendergen_hdl::{cat, index_select, lut, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, name_lets, Module, Sig};
 
 /// Two RGBA endpoints: 12 bits per channel (LDR values 0..=255, HDR 12-bit pseudo-log), plus
 /// which channels are HDR (interpolated in the LNS domain).
@@ -20,6 +20,7 @@ pub struct Endpoints {
 
 impl Endpoints {
     /// All fields in one signal: e0 R..A, e1 R..A (12 bits each, R of e0 lowest), then `hdr`.
+    #[name_lets]
     pub fn pack(&self) -> Sig {
         let mut parts = vec![self.hdr];
         parts.extend(self.e1.iter().rev());
@@ -38,6 +39,7 @@ impl Endpoints {
 }
 
 /// Unquantises colour value `v` (8 bits) of range `r` (one of ranges 4..=20) to 0..=255.
+#[name_lets]
 pub fn unquantize(m: &mut Module, r: &Range, v: Sig) -> Sig {
     let n = r.n;
     let rep: Vec<Sig> = (0..=8u32)
@@ -115,6 +117,7 @@ fn bit_transfer(a: Sig, b: Sig) -> (Sig, Sig) {
 }
 
 /// Clamps a signed 11-bit value to 0..=255 (8 bits).
+#[name_lets]
 fn clamp8(m: &mut Module, x: Sig) -> Sig {
     let neg = x.msb();
     let big = !neg & x.bits(9, 8).ne(0);
@@ -142,6 +145,7 @@ fn ldr(m: &mut Module, e0: [Sig; 4], e1: [Sig; 4]) -> Endpoints {
 
 /// Decodes the endpoints of mode `cem` (4 bits) from the unquantised values `v` (8 × 8 bits).
 /// With `hdr` false the HDR modes are not built (they decode as zero; the caller flags them).
+#[name_lets]
 pub fn decode(m: &mut Module, cem: Sig, v: &[Sig; 8], hdr: bool) -> Endpoints {
     let ff = m.lit(255, 8);
     let s11 = |x: Sig| x.zext(11);

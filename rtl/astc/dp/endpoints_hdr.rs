@@ -2,12 +2,13 @@
 //! endpoints (0x780 is 1.0). Arithmetic is two's complement on 18 bits, clamped to 0..=0xFFF.
 
 use super::endpoints::Endpoints;
-use rendergen_hdl::{cat, index_select, lut, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, name_lets, Module, Sig};
 
 /// Width of the signed intermediate values.
 const W: u32 = 18;
 
 /// Clamps a signed `W`-bit value to 0..=0xFFF (12 bits).
+#[name_lets]
 fn clamp12(m: &mut Module, x: Sig) -> Sig {
     let neg = x.msb();
     let big = !neg & x.bits(W - 2, 12).any();
@@ -15,6 +16,7 @@ fn clamp12(m: &mut Module, x: Sig) -> Sig {
 }
 
 /// `(mask >> mode) & 1` for a small one-hot mode number (the spec's `ohm & mask`).
+#[name_lets]
 fn on(mode: Sig, mask: u64) -> Sig {
     let table: Vec<u64> = (0..8).map(|i| (mask >> i) & 1).collect();
     lut(mode, &table, 1)
@@ -25,6 +27,7 @@ fn put(m: &mut Module, cond: Sig, bit: Sig, pos: u32) -> Sig {
     (cond & bit).zext(W).shl(m.lit(pos as u64, 5))
 }
 
+#[name_lets]
 fn rgb(m: &mut Module, e0: [Sig; 3], e1: [Sig; 3], alpha: Option<(Sig, Sig, Sig)>) -> Endpoints {
     let one = m.lit(0x780, 12);
     let (a0, a1, hdr_alpha) = alpha.unwrap_or((one, one, m.lit(1, 1)));
@@ -36,6 +39,7 @@ fn rgb(m: &mut Module, e0: [Sig; 3], e1: [Sig; 3], alpha: Option<(Sig, Sig, Sig)
 }
 
 /// Swaps channel 0 with channel `majcomp` (0: none, 1: green, 2: blue).
+#[name_lets]
 fn major(c: [Sig; 3], majcomp: Sig) -> [Sig; 3] {
     let g = majcomp.eq(1);
     let b = majcomp.eq(2);
@@ -47,6 +51,7 @@ fn major(c: [Sig; 3], majcomp: Sig) -> [Sig; 3] {
 }
 
 /// Mode 2: HDR luminance, large range.
+#[name_lets]
 fn mode2(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
     let (a, b) = (v[0].zext(12) << 4, v[1].zext(12) << 4);
     let up = v[1].ge(v[0]);
@@ -56,6 +61,7 @@ fn mode2(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
 }
 
 /// Mode 3: HDR luminance, small range.
+#[name_lets]
 fn mode3(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
     let wide = v[0].bit(7);
     let y0w = cat(&[v[1].bits(7, 5), v[0].bits(6, 0), m.lit(0, 2)]);
@@ -69,6 +75,7 @@ fn mode3(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
 }
 
 /// Mode 7: HDR RGB, base + scale.
+#[name_lets]
 fn mode7(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
     let modeval = cat(&[v[2].bit(7), v[1].bit(7), v[0].bits(7, 6)]);
     let top = modeval.bits(3, 2).eq(3);
@@ -121,6 +128,7 @@ fn sext_low(x: Sig, bits: u32) -> Sig {
 }
 
 /// Mode 11: HDR RGB, direct (the RGB part of modes 14 and 15 too).
+#[name_lets]
 fn mode11(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
     let majcomp = cat(&[v[5].bit(7), v[4].bit(7)]);
     let w = |s: Sig| s.zext(W);
@@ -169,6 +177,7 @@ fn mode11(m: &mut Module, v: &[Sig; 8]) -> Endpoints {
 }
 
 /// Mode 15's HDR alpha from `v6`, `v7`: (a0, a1).
+#[name_lets]
 fn alpha15(m: &mut Module, v6: Sig, v7: Sig) -> (Sig, Sig) {
     let mode = cat(&[v7.bit(7), v6.bit(7)]);
     let a = v6.bits(6, 0);
@@ -196,6 +205,7 @@ fn alpha15(m: &mut Module, v6: Sig, v7: Sig) -> (Sig, Sig) {
 
 /// The endpoints of the six HDR modes (2, 3, 7, 11, 14, 15, in that order) from the
 /// unquantised values `v`.
+#[name_lets]
 pub fn decode_all(m: &mut Module, v: &[Sig; 8]) -> [Endpoints; 6] {
     let m11 = mode11(m, v);
     let mut m14 = m11;

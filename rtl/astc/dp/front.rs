@@ -5,7 +5,7 @@ use super::header::{cem_fields, mode_fields, void_extent};
 use super::types::DpReq;
 use super::weights::infill;
 use super::{partition, DpCfg};
-use rendergen_hdl::{cat, index_select, Bundle, Module, Sig};
+use rendergen_hdl::{cat, index_select, name_lets, Bundle, Module, Sig};
 
 /// Bits of the colour stream kept (the longest possible colour sequence, from bit 17).
 pub const COLOUR_BITS: u32 = 87;
@@ -33,6 +33,7 @@ pub struct StageA<T = Sig> {
 
 /// Stage A: decodes the block mode and void extent of the request, hashes the partition seed
 /// and finds the texel's four weight-grid corners and their factors.
+#[name_lets]
 pub fn stage_a(m: &mut Module, cfg: &DpCfg, req: &DpReq) -> StageA {
     let (bw, bh) = match cfg.footprint {
         Some(f) => (m.lit(f.w as u64, 4), m.lit(f.h as u64, 4)),
@@ -91,6 +92,7 @@ pub struct StageB<T = Sig> {
 /// Stage B: CEMs and colour range from the header, the texel's partition, the colour and
 /// (bit-reversed) weight streams, and the sequence index of each corner weight per plane
 /// (corner `c`, plane `pl` at `2c + pl`).
+#[name_lets]
 pub fn stage_b(m: &mut Module, a: &StageA) -> StageB {
     let block = a.block;
     let cem = cem_fields(m, block, a.weight_bits, a.dual);

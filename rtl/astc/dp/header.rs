@@ -6,7 +6,7 @@
 //! weight sequence length.
 
 use super::ise::{range_of, sequence_bits, sequence_bits_const};
-use rendergen_hdl::{cat, index_select, lut, or_all, priority_select, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, name_lets, or_all, priority_select, Module, Sig};
 
 /// The block mode field (bits 10..0) decoded (spec table C.2.8).
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +26,7 @@ pub struct ModeFields {
 }
 
 /// Decodes the block mode of `block` (≥ 13 bits used) for footprint `bw`×`bh` (4 bits each).
+#[name_lets]
 pub fn mode_fields(m: &mut Module, block: Sig, bw: Sig, bh: Sig) -> ModeFields {
     let mode = block.bits(10, 0);
     let bit = |i: u32| mode.bit(i);
@@ -91,6 +92,7 @@ pub struct VoidExtent {
 }
 
 /// Decodes the void-extent marker and checks of `block` (128 bits).
+#[name_lets]
 pub fn void_extent(block: Sig) -> VoidExtent {
     let is_void = block.bits(8, 0).eq(0x1FC);
     let c = |i: u32| block.slice(12 + 13 * i, 13);
@@ -124,6 +126,7 @@ pub struct CemFields {
 
 /// Decodes partition count, CEMs, CCS and the colour range of `block` whose weight sequence is
 /// `weight_bits` long (10 bits) with `dual` planes.
+#[name_lets]
 pub fn cem_fields(m: &mut Module, block: Sig, weight_bits: Sig, dual: Sig) -> CemFields {
     let parts_m1 = block.bits(12, 11);
     let single = parts_m1.eq(0);

@@ -6,7 +6,7 @@
 //! bits, so value `i` is found from `i / 5` (or `i / 3`) without touching the values before it.
 //! Bits of the stream beyond the sequence must already be zero (the caller masks the stream).
 
-use rendergen_hdl::{cat, index_select, lut, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, name_lets, Module, Sig};
 
 /// (trit, quint, bits) of the 21 ranges 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 24, 32, 40, 48, 64,
 /// 80, 96, 128, 160, 192, 256 (index 0..=20; weights use 0..=11, colours 4..=20).
@@ -35,6 +35,7 @@ pub const RANGES: [(bool, bool, u32); 21] = [
 ];
 
 /// Bits of a sequence of `count` values of range `index` (elaboration-time arithmetic).
+#[name_lets]
 pub fn sequence_bits_const(index: usize, count: u32) -> u32 {
     let (t, q, n) = RANGES[index];
     let extra = if t {
@@ -59,6 +60,7 @@ pub struct Range {
 }
 
 /// The range descriptor of range number `index` (0..=20).
+#[name_lets]
 pub fn range_of(index: Sig) -> Range {
     let table: Vec<u64> = RANGES
         .iter()
@@ -73,6 +75,7 @@ pub fn range_of(index: Sig) -> Range {
 }
 
 /// `floor(x · k / 2^s)` truncated to the width of `x` (exact division for the callers' ranges).
+#[name_lets]
 fn mul_shift(x: Sig, k: u32, s: u32) -> Sig {
     let w = x.width();
     let kw = 32 - k.leading_zeros();
@@ -91,6 +94,7 @@ pub fn div3(x: Sig) -> Sig {
 }
 
 /// Bits of a sequence of `count` values of range `r`, `width` bits wide (count ≤ 127).
+#[name_lets]
 pub fn sequence_bits(m: &mut Module, r: &Range, count: Sig, width: u32) -> Sig {
     let c = count.resize(width);
     let plain = c.mul_full(r.n).resize(width);
@@ -110,6 +114,7 @@ pub struct Loc {
 }
 
 /// Locates value `index` (≤ 8 bits) of a sequence in range `r`; `base` is `base_width` bits.
+#[name_lets]
 pub fn locate(m: &mut Module, r: &Range, index: Sig, base_width: u32) -> Loc {
     let i = index.zext(index.width().max(8));
     let g5 = div5(i);
@@ -128,6 +133,7 @@ pub fn locate(m: &mut Module, r: &Range, index: Sig, base_width: u32) -> Loc {
 }
 
 /// The five trits of the packed 8-bit value `t`, two bits each.
+#[name_lets]
 pub fn unpack_trits(m: &mut Module, t: Sig) -> [Sig; 5] {
     let b = |i: u32| t.bit(i);
     let two = m.lit(2, 2);
@@ -149,6 +155,7 @@ pub fn unpack_trits(m: &mut Module, t: Sig) -> [Sig; 5] {
 }
 
 /// The three quints of the packed 7-bit value `q`, three bits each.
+#[name_lets]
 pub fn unpack_quints(m: &mut Module, q: Sig) -> [Sig; 3] {
     let b = |i: u32| q.bit(i);
     let four = m.lit(4, 3);
@@ -172,6 +179,7 @@ pub fn unpack_quints(m: &mut Module, q: Sig) -> [Sig; 3] {
 ///
 /// `group_width` bounds the group size of the ranges in use (38 for colours, 23 for weights)
 /// and `out_width` the value width (8 for colours, 5 for weights).
+#[name_lets]
 pub fn extract(
     m: &mut Module,
     stream: Sig,

@@ -5,7 +5,7 @@ use super::endpoints;
 use super::front::{StageB, COLOUR_BITS, WEIGHT_BITS};
 use super::ise::{extract, locate, range_of, Loc};
 use super::weights;
-use rendergen_hdl::{Bundle, Module, Sig};
+use rendergen_hdl::{name_lets, Bundle, Module, Sig};
 
 /// Colour values read per texel (the most any endpoint mode needs).
 pub const COLOUR_VALUES: usize = 8;
@@ -57,6 +57,7 @@ pub struct StageC<T = Sig> {
 }
 
 /// Keeps the low `len` bits of `stream` (bits beyond a sequence read as zero).
+#[name_lets]
 fn keep_low(m: &mut Module, stream: Sig, len: Sig) -> Sig {
     let w = stream.width();
     let ones = m.constant(rendergen_hdl::Bits::from_u128(u128::MAX, w));
@@ -65,6 +66,7 @@ fn keep_low(m: &mut Module, stream: Sig, len: Sig) -> Sig {
 
 /// Stage C: masks both streams to their sequence lengths and locates the colour values
 /// `offset..offset+8` and the eight corner weights.
+#[name_lets]
 pub fn stage_c(m: &mut Module, b: &StageB) -> StageC {
     let cr = range_of(b.colour_quant);
     let wr = range_of(b.weight_quant);
@@ -100,6 +102,7 @@ pub struct StageDE<T = Sig> {
 }
 
 /// Stage D: extracts the located values from the streams (colour 8 bits, weights 5 bits).
+#[name_lets]
 pub fn stage_d(m: &mut Module, c: &StageC) -> StageDE {
     let cr = range_of(c.colour_quant);
     let wr = range_of(c.weight_quant);
@@ -128,6 +131,7 @@ pub fn stage_d(m: &mut Module, c: &StageC) -> StageDE {
 }
 
 /// Stage E: unquantises the colour values (0..=255) and weights (0..=64).
+#[name_lets]
 pub fn stage_e(m: &mut Module, d: &StageDE) -> StageDE {
     let cr = range_of(d.colour_quant.expect("range after D"));
     let wr = range_of(d.weight_quant.expect("range after D"));

@@ -25,7 +25,7 @@ pub use types::{DpReq, DpResp, Footprint, Profile, Profiles};
 
 use crate::stream::skid::skid_buffer;
 use pipe::Pipe;
-use rendergen_hdl::{Design, ElabErrors, Module, Stream};
+use rendergen_hdl::{name_lets, Design, ElabErrors, Module, Stream};
 use std::ops::RangeInclusive;
 
 /// Legal [`DpCfg::tag_width`].
@@ -58,6 +58,7 @@ impl DpCfg {
     /// The configuration from the catalogue's numeric parameters: `footprint` 0 (per request)
     /// or 1..=14 (an entry of [`Footprint::ALL`]); `profiles` 0 all, 1 LDR, 2 LDR linear,
     /// 3 LDR sRGB, 4 HDR.
+    #[name_lets]
     pub fn from_catalog(tag_width: u64, footprint: u64, profiles: u64) -> DpCfg {
         let footprint = (footprint as usize)
             .checked_sub(1)
@@ -120,6 +121,7 @@ pub const LATENCY: u64 = 8;
 /// .unwrap();
 /// assert!(design.top().outputs.iter().any(|p| p.name == "resp_rgba8"));
 /// ```
+#[name_lets]
 pub fn astc_dp(m: &mut Module, cfg: &DpCfg, req: Stream<DpReq>) -> Stream<DpResp> {
     let advance = m.wire("advance", 1);
     let en = advance.sig();
@@ -149,6 +151,7 @@ pub fn astc_dp(m: &mut Module, cfg: &DpCfg, req: Stream<DpReq>) -> Stream<DpResp
 }
 
 /// Stand-alone ASTC_DP with input stream `req` and output stream `resp`.
+#[name_lets]
 pub fn astc_dp_top(cfg: &DpCfg) -> Result<Design, ElabErrors> {
     Design::build_with_params("astc_dp", &format!("{cfg:?}"), |m| {
         if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {

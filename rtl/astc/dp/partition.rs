@@ -2,9 +2,10 @@
 //! from the 10-bit partition seed. [`hash`] depends only on the block and runs one stage ahead
 //! of [`select`], which needs the texel position.
 
-use rendergen_hdl::{cat, Module, Sig};
+use rendergen_hdl::{cat, name_lets, Module, Sig};
 
 /// The spec's `hash52` of the 12-bit `seed + 1024·(count − 1)` (32 bits, modulo 2^32).
+#[name_lets]
 pub fn hash(m: &mut Module, seed: Sig, parts_m1: Sig) -> Sig {
     let mut p = cat(&[m.lit(0, 20), parts_m1, seed]);
     p = p ^ (p >> 15);
@@ -23,6 +24,7 @@ pub fn hash(m: &mut Module, seed: Sig, parts_m1: Sig) -> Sig {
 /// Partition (2 bits) of texel (`x`, `y`) (4 bits each) for the hash `rnum` of `seed`.
 /// `parts_m1` is the partition count minus one; `small` is set for footprints of fewer than 31
 /// texels, whose coordinates are doubled.
+#[name_lets]
 pub fn select(
     m: &mut Module,
     rnum: Sig,

@@ -1,6 +1,6 @@
 //! Pipeline registers: every stage register loads when the pipeline advances.
 
-use rendergen_hdl::{Bundle, Module, Sig};
+use rendergen_hdl::{name_lets, Bundle, Module, Sig};
 
 /// The registers of one pipeline stage, all enabled by `en`, named `<stage>_<field>`.
 pub(crate) struct Pipe {
@@ -18,6 +18,7 @@ impl Pipe {
     }
 
     /// The stage's valid flag (reset to 0).
+    #[name_lets]
     pub fn valid(&self, m: &mut Module, d: Sig) -> Sig {
         let r = m.reg(&format!("{}_valid", self.stage), 1).reset(0);
         r.next_when(self.en, d);

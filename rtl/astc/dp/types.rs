@@ -1,7 +1,7 @@
 //! Request, response and parameter types of ASTC_DP.
 
 use super::DpCfg;
-use rendergen_hdl::{bundle, Bundle, Sig};
+use rendergen_hdl::{bundle, name_lets, Bundle, Sig};
 
 /// A 2D ASTC block footprint (texels per block in x and y).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +87,7 @@ pub struct DpReq<T = Sig> {
 
 impl DpReq<u32> {
     /// The request shape for `cfg`.
+    #[name_lets]
     pub fn shape(cfg: &DpCfg) -> DpReq<u32> {
         let fp = cfg.footprint.is_none().then_some(4);
         DpReq {

@@ -2,7 +2,7 @@
 //! unquantisation to 0..=64 (C.2.17) and the weighted sum of the up-to-four grid weights.
 
 use super::ise::Range;
-use rendergen_hdl::{index_select, lut, Module, Sig};
+use rendergen_hdl::{index_select, lut, name_lets, Module, Sig};
 
 /// The up-to-four grid points a texel's weight is interpolated from.
 #[derive(Clone, Copy, Debug)]
@@ -14,6 +14,7 @@ pub struct Infill {
 }
 
 /// `(1024 + b/2) / (b − 1)` for block dimension `b` (4 bits, 4..=12), 9 bits.
+#[name_lets]
 fn step(b: Sig) -> Sig {
     let table: Vec<u64> = (0..16u64)
         .map(|b| if b >= 2 { (1024 + b / 2) / (b - 1) } else { 0 })
@@ -22,6 +23,7 @@ fn step(b: Sig) -> Sig {
 }
 
 /// Infill of texel (`s`, `t`) of a `bw`×`bh` block with a `gw`×`gh` grid (all 4 bits).
+#[name_lets]
 pub fn infill(s: Sig, t: Sig, bw: Sig, bh: Sig, gw: Sig, gh: Sig) -> Infill {
     let axis = |pos: Sig, b: Sig, g: Sig| {
         let cs = step(b).mul_full(pos).resize(13);
@@ -45,6 +47,7 @@ pub fn infill(s: Sig, t: Sig, bw: Sig, bh: Sig, gw: Sig, gh: Sig) -> Infill {
 
 /// Unquantises the raw weight `v` (5 bits) of range `r` (one of the 12 weight ranges) to
 /// 0..=64 (7 bits).
+#[name_lets]
 pub fn unquantize(m: &mut Module, r: &Range, v: Sig) -> Sig {
     let n = r.n;
     // Plain bits: replicate the n-bit value to 6 bits.
@@ -97,6 +100,7 @@ pub fn unquantize(m: &mut Module, r: &Range, v: Sig) -> Sig {
 }
 
 /// The weight of one plane: `(Σ p_i·f_i + 8) >> 4` over the four corners (7 bits).
+#[name_lets]
 pub fn combine(p: &[Sig; 4], f: &[Sig; 4]) -> Sig {
     let terms: Vec<Sig> = (0..4).map(|i| p[i].mul_full(f[i]).resize(11)).collect();
     let sum = terms[0] + terms[1] + terms[2] + terms[3];

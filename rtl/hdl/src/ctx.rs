@@ -114,6 +114,7 @@ impl Ctx {
             op,
             width,
             name: None,
+            soft_name: None,
             loc,
         });
         (def.nodes.len() - 1) as NodeId
@@ -149,6 +150,29 @@ impl Ctx {
                     node.loc.line()
                 )
             }
+        }
+    }
+
+    /// Gives node `s` of the current module the soft name `name` (see `Node::soft_name`) unless
+    /// it has a name already or is a port, constant or state element (which are named
+    /// otherwise).
+    pub fn soft_name(&mut self, s: crate::Sig, name: &str) {
+        let top = self.top();
+        if s.module != top.uid {
+            return;
+        }
+        let full = if top.prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{}_{name}", top.prefix.join("_"))
+        };
+        let node = &mut top.def.nodes[s.node as usize];
+        let fixed = matches!(
+            node.op,
+            Op::Input(_) | Op::Const(_) | Op::Reg(_) | Op::MemRead { .. } | Op::InstOut { .. }
+        );
+        if node.name.is_none() && node.soft_name.is_none() && !fixed {
+            node.soft_name = Some(full);
         }
     }
 

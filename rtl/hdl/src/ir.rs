@@ -174,6 +174,10 @@ pub struct Node {
     pub width: u32,
     /// Name given by the designer (wires, registers, ports and `named` signals).
     pub name: Option<String>,
+    /// Name of the Rust variable the value was first bound to (`let x = …` in a generator
+    /// marked [`macro@crate::name_lets`]), with the enclosing blocks' prefix; used where `name`
+    /// is `None`. Never unique by itself: users make it unique within their own namespace.
+    pub soft_name: Option<String>,
     /// Where the user's code created it.
     pub loc: Loc,
 }

@@ -51,6 +51,6 @@ pub use memory::{clog2, Mem};
 pub use module::{Module, Reg, Wire};
 pub use param::powers_of_two_in;
 pub use record::{HwEnum, Io, IoPlug, Leaves, PortPath};
-pub use rendergen_hdl_derive::{Bundle, HwEnum, Io};
+pub use rendergen_hdl_derive::{name_lets, Bundle, HwEnum, Io};
 pub use sig::{Operand, Sig};
 pub use stream::{ReadyDriver, Stream};

@@ -192,3 +192,63 @@ pub const KEYWORDS: &[&str] = &[
     "xnor",
     "xor",
 ];
+
+/// Support for [`macro@crate::name_lets`]: after `let x = value;` the attribute inserts
+/// `(&x).__rendergen_soft_name("x")`. Method resolution picks [`soft::Named`] when the value
+/// is a signal, a record, or a `Vec`/array/`Option` of them (each leaf named `x_field`,
+/// `x_0`, ...), and the do-nothing [`soft::Unnamed`] for every other type.
+#[doc(hidden)]
+pub mod soft {
+    use crate::record::PortPath;
+    use crate::Bundle;
+
+    /// Values whose signals take the variable's name.
+    pub trait Named {
+        /// Soft-names every signal of the value after `name`.
+        fn __rendergen_soft_name(&self, name: &str);
+    }
+
+    /// Every other value: nothing to name.
+    pub trait Unnamed {
+        /// Does nothing.
+        fn __rendergen_soft_name(&self, _name: &str) {}
+    }
+
+    impl<T: ?Sized> Unnamed for &T {}
+
+    fn name_bundle<T: Bundle>(value: &T, name: &str) {
+        value.visit(&mut PortPath::new(name), &mut |path, sig| {
+            crate::ctx::with(|c| c.soft_name(sig, path.as_str()))
+        });
+    }
+
+    impl<T: Bundle> Named for T {
+        fn __rendergen_soft_name(&self, name: &str) {
+            name_bundle(self, name);
+        }
+    }
+
+    impl<T: Bundle> Named for Vec<T> {
+        fn __rendergen_soft_name(&self, name: &str) {
+            for (i, v) in self.iter().enumerate() {
+                name_bundle(v, &format!("{name}_{i}"));
+            }
+        }
+    }
+
+    impl<T: Bundle, const N: usize> Named for [T; N] {
+        fn __rendergen_soft_name(&self, name: &str) {
+            for (i, v) in self.iter().enumerate() {
+                name_bundle(v, &format!("{name}_{i}"));
+            }
+        }
+    }
+
+    impl<T: Bundle> Named for Option<T> {
+        fn __rendergen_soft_name(&self, name: &str) {
+            if let Some(v) = self {
+                name_bundle(v, name);
+            }
+        }
+    }
+}

@@ -2,7 +2,7 @@
 //! blocks.
 
 use rendergen_hdl::ir::Op;
-use rendergen_hdl::{pack, unpack, Bundle, Design, HwEnum, Io, Leaves, Module, Sig, Stream};
+use rendergen_hdl::{cat, pack, unpack, Bundle, Design, HwEnum, Io, Leaves, Module, Sig, Stream};
 
 /// A nested payload: a record inside, an array, a `Vec` and an optional field.
 #[derive(Bundle, Clone, Debug, PartialEq)]
@@ -245,4 +245,66 @@ fn errors_inside_a_child_point_at_the_child() {
     assert!(text.contains("never"), "{text}");
     assert!(text.contains("records.rs"), "{text}");
     let _ = Op::Input(0);
+}
+
+/// A generator whose `let`s name what they bind (`#[name_lets]`).
+#[rendergen_hdl::name_lets]
+fn adder_with_lets(m: &mut Module) {
+    let a = m.input("a", 8);
+    let b = m.input("b", 8);
+    let carry_in = m.input("cin", 1);
+    let sum = a + b + carry_in.zext(8);
+    let (low, high) = (sum.bits(3, 0), sum.bits(7, 4));
+    let parts = vec![low ^ high, low & high];
+    let tag = Tag {
+        slot: low | 1,
+        core: high + 2,
+    };
+    let mut accumulated = a - b; // `mut`: not named
+    accumulated = accumulated ^ b;
+    let _hidden = a * b; // `_`: not named
+    let wrapped = m.block("inner", |_| {
+        let doubled = sum + sum;
+        doubled
+    });
+    let already = (a | b).named("explicit");
+    let again = already; // keeps its explicit name
+    m.output("y", sum ^ accumulated ^ wrapped ^ again ^ _hidden);
+    m.output("t", cat(&[parts[0], parts[1], tag.slot, tag.core]));
+}
+
+#[test]
+fn let_bindings_name_their_signals() {
+    let design = Design::build("top", adder_with_lets).expect("elaborates");
+    let soft: Vec<&str> = design
+        .top()
+        .nodes
+        .iter()
+        .filter_map(|n| n.soft_name.as_deref())
+        .collect();
+    for name in [
+        "sum",
+        "low",
+        "high",
+        "parts_0",
+        "parts_1",
+        "tag_slot",
+        "tag_core",
+        "inner_doubled",
+    ] {
+        assert!(soft.contains(&name), "{name} missing from {soft:?}");
+    }
+    for name in ["accumulated", "_hidden", "already", "again", "a", "wrapped"] {
+        assert!(
+            !soft.contains(&name),
+            "{name} should not be named: {soft:?}"
+        );
+    }
+    let hard: Vec<&str> = design
+        .top()
+        .nodes
+        .iter()
+        .filter_map(|n| n.name.as_deref())
+        .collect();
+    assert!(hard.contains(&"explicit"), "{hard:?}");
 }

@@ -1,7 +1,7 @@
 //! The local operations (Q16.16, `rendergen_isa` arithmetic): one result word per instruction
 //! (two for DUP and SWAP), from the four words at the top of the stack.
 
-use rendergen_hdl::{priority_select, Sig};
+use rendergen_hdl::{name_lets, priority_select, Sig};
 use rendergen_isa::Opcode;
 
 /// `op == o`.
@@ -21,6 +21,7 @@ pub(super) struct AluOut {
 /// Results of local opcode `op` with immediate `imm`; `top[k]` is the word `k` below the top
 /// (`top[0]` = the top), `indexed` the word a LOAD or PICK addresses.
 #[track_caller]
+#[name_lets]
 pub(super) fn alu(op: Sig, imm: Sig, top: [Sig; 4], indexed: Sig) -> AluOut {
     use Opcode::*;
     let [t0, t1, t2, t3] = top;

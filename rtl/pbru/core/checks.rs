@@ -4,7 +4,7 @@ use super::exec::Instr;
 use super::fetch::InstrClass;
 use super::stack::IW;
 use super::Params;
-use rendergen_hdl::{priority_select, Module, Sig};
+use rendergen_hdl::{name_lets, priority_select, Module, Sig};
 use rendergen_isa::{Opcode, RayError, Reason};
 
 /// A fault found by [`bounds_check`].
@@ -23,6 +23,7 @@ pub(super) struct Fault {
 ///
 /// * **Timing:** combinational, from the instruction register and the slot's `sp`.
 /// * **Cost:** no state; two 10-bit compares and a few adders.
+#[name_lets]
 pub(super) fn bounds_check(m: &mut Module, p: &Params, x: &Instr, sp: Sig, first: Sig) -> Fault {
     use Opcode::*;
     let w = |v: Sig| v.zext(IW);

@@ -2,7 +2,7 @@
 //! and the skip modes that RANDSEL and ENDCASE start, stepped once per passed-over instruction.
 
 use super::alu::is;
-use rendergen_hdl::{HwEnum, Module, Sig};
+use rendergen_hdl::{name_lets, HwEnum, Module, Sig};
 use rendergen_isa::Opcode;
 
 /// Skip modes (`Slots::skip`, 2 bits).
@@ -24,6 +24,7 @@ pub(super) fn prng_seed(m: &mut Module, ray_id: Sig) -> Sig {
 
 /// One xorshift32 step ([`rendergen_isa::prng_next`]).
 #[track_caller]
+#[name_lets]
 pub(super) fn prng_next(x: Sig) -> Sig {
     let x = x ^ (x << 13);
     let x = x ^ (x >> 17);
@@ -53,6 +54,7 @@ pub(super) struct SkipStep {
 /// * leaving (after an executed ENDCASE), outside a pair: CASE opens a pair to skip, any other
 ///   instruction ends the skip and executes.
 #[track_caller]
+#[name_lets]
 pub(super) fn skip_step(m: &mut Module, skip: Sig, in_pair: Sig, pairs: Sig, op: Sig) -> SkipStep {
     let case = is(op, Opcode::Case);
     let endcase = is(op, Opcode::EndCase);

@@ -20,7 +20,7 @@ use super::slots::Slots;
 use super::stack::StackRam;
 use super::writeback::{write_back, Outcome};
 use super::Params;
-use rendergen_hdl::{priority_select, HwEnum, Module, Reg, Sig};
+use rendergen_hdl::{name_lets, priority_select, HwEnum, Module, Reg, Sig};
 use rendergen_isa::Opcode;
 
 /// States of the execute stage.
@@ -80,6 +80,7 @@ struct InstrReg {
 
 impl InstrReg {
     /// Declares the registers `slot`, `class`, `op`, `imm`, `len`, `pops`, `pushes`.
+    #[name_lets]
     fn new(m: &mut Module, p: &Params) -> InstrReg {
         let regs = [
             ("slot", p.slot_w),
@@ -107,6 +108,7 @@ impl InstrReg {
     }
 
     /// Loads the decode stage's instruction when it starts one.
+    #[name_lets]
     fn load(&self, iss: &Issue) {
         let d = &iss.dec;
         let next = [iss.slot, d.class, d.op, d.imm, d.len, d.pops, d.pushes];
@@ -127,6 +129,7 @@ impl InstrReg {
 ///   n choosing case k) in the stage.
 /// * **Cost:** the instruction register (52 bits and the slot), an 8-bit step counter, a 2-bit state,
 ///   and the units' own (RANDSEL 112 flops, a 32×40 multiplier; the ALU's 32×32 multiplier).
+#[name_lets]
 pub(super) fn execute(
     m: &mut Module,
     p: &Params,
@@ -248,6 +251,7 @@ struct Events {
 /// * **Timing:** Empty → Execute at a start; Execute → Sum at a RANDSEL, Sum → Scan after its
 ///   last weight, → Empty when the instruction ends (the same edge may start the next one).
 /// * **Cost:** none beyond the 2-bit state and the 8-bit step declared by [`execute`].
+#[name_lets]
 fn sequence(m: &mut Module, state: Reg, step: Reg, phase: &Phase, ev: &Events) -> Sig {
     let ends = (ev.done | ev.found).named("ends");
     let next = priority_select(

@@ -2,7 +2,7 @@
 //! chunk boundary from the carried bytes into the next chunk), the opcode table as a lookup
 //! table, and the program-position update after an instruction.
 
-use rendergen_hdl::{cat, index_select, lut, HwEnum, Module, Sig};
+use rendergen_hdl::{cat, index_select, lut, name_lets, HwEnum, Module, Sig};
 use rendergen_isa::{Class, Opcode};
 
 /// Decode classes (`Decoded::class`, 2 bits).
@@ -39,6 +39,7 @@ pub(super) struct Decoded {
 }
 
 /// The table entry of `byte`: `known | imm_bytes<<1 | pops<<4 | pushes<<8 | class<<11`.
+#[name_lets]
 fn table_entry(byte: u8) -> u64 {
     let Some(op) = Opcode::from_byte(byte) else {
         return 0;
@@ -59,6 +60,7 @@ fn table_entry(byte: u8) -> u64 {
 /// Decodes the instruction at `pc` of a slot holding `chunk` (and `carry`, the last four bytes
 /// of `pc`'s chunk, while `straddle`).
 #[track_caller]
+#[name_lets]
 pub(super) fn decode(m: &mut Module, chunk: Sig, carry: Sig, straddle: Sig, pc: Sig) -> Decoded {
     let offset = pc.bits(4, 0);
     // Within the chunk: bytes offset.. (zeros past the end).
@@ -97,6 +99,7 @@ pub(super) fn decode(m: &mut Module, chunk: Sig, carry: Sig, straddle: Sig, pc: 
 /// After the instruction at `pc` of `len` bytes: the next `pc`, and whether its chunk must be
 /// fetched (the instruction ended exactly at the end of the held chunk).
 #[track_caller]
+#[name_lets]
 pub(super) fn advance(pc: Sig, straddle: Sig, len: Sig) -> (Sig, Sig) {
     let next = pc + len.zext(32);
     let end = pc.bits(4, 0).zext(6) + len.zext(6);

@@ -12,11 +12,12 @@ use super::stack::{WordWrite, IW};
 use super::Params;
 use crate::pbru::ports::RayIn;
 use rendergen_hdl::{
-    cat_lsb_first, index_select, lowest_index, lowest_set, HwEnum, Module, Sig, Stream,
+    cat_lsb_first, index_select, lowest_index, lowest_set, name_lets, HwEnum, Module, Sig, Stream,
 };
 use rendergen_isa::{RayError, Reason};
 
 /// Builds the intake; returns its stack write (a write port of its own) and `assign.ready`.
+#[name_lets]
 pub(super) fn intake(
     m: &mut Module,
     p: &Params,

@@ -8,7 +8,7 @@ use super::fetch::{advance, decode, Decoded};
 use super::slots::{SlotState, Slots};
 use super::stack::IW;
 use super::Params;
-use rendergen_hdl::{cat, cat_lsb_first, lowest_index, round_robin_pick, Module, Sig};
+use rendergen_hdl::{cat, cat_lsb_first, lowest_index, name_lets, round_robin_pick, Module, Sig};
 use rendergen_isa::{RayError, Reason};
 
 /// What the decode stage hands on.
@@ -46,6 +46,7 @@ pub(super) struct Hold {
 ///   and the instruction enters the execute stage, at the edge.
 /// * **Cost:** the round-robin pointer ([`pick`]), a chunk-wide byte window and the opcode
 ///   table ([`decode`]).
+#[name_lets]
 pub(super) fn issue(
     m: &mut Module,
     p: &Params,
@@ -127,6 +128,7 @@ pub(super) fn issue(
 ///
 /// * **Timing:** combinational from the slot states; the pointer moves at `go`.
 /// * **Cost:** a `slots`-bit round-robin pointer (none for one slot).
+#[name_lets]
 fn pick(
     m: &mut Module,
     p: &Params,

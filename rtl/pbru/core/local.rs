@@ -6,6 +6,7 @@ use super::exec::Instr;
 use super::fetch::InstrClass;
 use super::stack::{StackRam, WordWrite, IW};
 use super::Params;
+use rendergen_hdl::name_lets;
 use rendergen_hdl::Sig;
 use rendergen_isa::Opcode;
 
@@ -24,6 +25,7 @@ pub(super) struct Local {
 ///
 /// * **Timing:** one cycle; combinational from the read port to the stack RAM's write port.
 /// * **Cost:** the ALU (a 32×32 multiplier, adders, compares) and one two-word write port.
+#[name_lets]
 pub(super) fn local_op(
     p: &Params,
     ram: StackRam,

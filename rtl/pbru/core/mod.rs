@@ -32,7 +32,7 @@ mod stack;
 mod writeback;
 
 use super::ports::{FromCore, PbruCfg, ToCore};
-use rendergen_hdl::{cat_lsb_first, Design, ElabErrors, Module};
+use rendergen_hdl::{cat_lsb_first, name_lets, Design, ElabErrors, Module};
 
 /// Sizes derived from [`PbruCfg`] that every part of the core uses.
 pub(crate) struct Params {
@@ -91,6 +91,7 @@ pub(crate) struct Params {
 ///   as many of intake buffer; a 320-bit request register; a 32×32 and a 32×40 multiplier.
 /// * **Errors:** a ray whose `sp` exceeds `stack_depth` leaves at once with StackOverflow and
 ///   an empty stack. Elaboration rejects parameters out of range.
+#[name_lets]
 pub fn pbru_core(m: &mut Module, cfg: &PbruCfg, input: ToCore) -> FromCore {
     let ToCore { assign, crsp, stop } = input;
     let cfg = &cfg.checked(m);
@@ -139,6 +140,7 @@ pub fn pbru_core(m: &mut Module, cfg: &PbruCfg, input: ToCore) -> FromCore {
 /// let design = pbru_core_top(&PbruCfg::default()).unwrap();
 /// assert!(design.top().outputs.iter().any(|p| p.name == "done_valid"));
 /// ```
+#[name_lets]
 pub fn pbru_core_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
     let params = format!(
         "slots={} stack_depth={} miss_thresh={}",

@@ -3,7 +3,7 @@
 use super::exec::Instr;
 use super::fetch::InstrClass;
 use super::stack::{StackRam, IW};
-use rendergen_hdl::{priority_select, Sig};
+use rendergen_hdl::{name_lets, priority_select, Sig};
 use rendergen_isa::Opcode;
 
 /// Where the execute stage is in its instruction ([`super::exec::ExecState`]).
@@ -28,6 +28,7 @@ pub(super) struct Phase {
 /// * **Timing:** combinational from the instruction register, the step and `sp` through the
 ///   stack RAM's read port.
 /// * **Cost:** one four-word read port of the stack RAM; a 10-bit base adder and mux.
+#[name_lets]
 pub(super) fn operand_read(ram: StackRam, x: &Instr, phase: &Phase, sp: Sig) -> [Sig; 4] {
     let w = |v: Sig| v.zext(IW);
     let n = w(x.imm8());

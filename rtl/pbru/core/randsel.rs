@@ -3,7 +3,7 @@
 
 use super::control::prng_next;
 use super::operands::Phase;
-use rendergen_hdl::{Module, Sig};
+use rendergen_hdl::{name_lets, Module, Sig};
 
 /// What [`randsel`] reads.
 pub(super) struct RandselIn {
@@ -38,6 +38,7 @@ pub(super) struct Randsel {
 ///   the current weight.
 /// * **Cost:** 112 flops (40-bit total, 40-bit prefix, 32-bit draw), a 32×40 multiplier and two
 ///   40-bit adders.
+#[name_lets]
 pub(super) fn randsel(m: &mut Module, i: RandselIn) -> Randsel {
     let total = m.reg("total", 40);
     let prefix = m.reg("prefix", 40);

@@ -8,7 +8,7 @@ use super::issue::Issue;
 use super::operands::Phase;
 use super::stack::IW;
 use crate::pbru::ports::{CoreReq, PbruCfg, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD};
-use rendergen_hdl::{cat_lsb_first, Module, Reg, Sig, Stream};
+use rendergen_hdl::{cat_lsb_first, name_lets, Module, Reg, Sig, Stream};
 use rendergen_isa::MAX_PIPE_ARGS;
 
 /// What the execution unit writes into the request register this cycle.
@@ -73,6 +73,7 @@ pub(super) struct Sent {
 ///   the read port to the register's inputs.
 /// * **Cost:** no state; the argument steering (`MAX_PIPE_ARGS` 32-bit 2:1 muxes) and the
 ///   field muxes.
+#[name_lets]
 pub(super) fn request_load(m: &mut Module, iss: &Issue, i: RequestIn) -> (ReqLoad, Sent) {
     let (x, step) = (&i.x, i.phase.step);
     let tex = (i.runs & x.class.is(InstrClass::TexRead) & !i.creq_busy).named("tex");
@@ -80,7 +81,7 @@ pub(super) fn request_load(m: &mut Module, iss: &Issue, i: RequestIn) -> (ReqLoa
     let pipe_cycle = (i.runs & x.class.is(InstrClass::Pipe) & first_ready).named("pipe_cycle");
     let group_end = (step.zext(IW) << 2) + 4;
     let pipe_last = (pipe_cycle & group_end.ge(x.pop_count.zext(IW))).named("pipe_last");
-    let args = (0..MAX_PIPE_ARGS)
+    let args: Vec<_> = (0..MAX_PIPE_ARGS)
         .map(|a| {
             let mine = step.eq((a / 4) as u64);
             let en = pipe_cycle & (mine | (step.eq(0) & m.lit((a >= 4) as u64, 1)));
@@ -127,6 +128,7 @@ pub(super) struct ReqReg {
 
 impl ReqReg {
     /// Declares the register.
+    #[name_lets]
     pub fn new(m: &mut Module, cfg: &PbruCfg) -> ReqReg {
         let s = cfg.core_req_shape();
         let mut r = |name: &str, w: u32| m.reg(&format!("creq_{name}"), w);
@@ -151,6 +153,7 @@ impl ReqReg {
     }
 
     /// Drives the register from `load` and returns the `creq` stream.
+    #[name_lets]
     pub fn finish(self, m: &mut Module, load: ReqLoad) -> Stream<CoreReq> {
         let data = CoreReq {
             kind: self.kind.q(),

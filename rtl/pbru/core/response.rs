@@ -11,7 +11,7 @@ use super::slots::{SlotState, Slots};
 use super::stack::{WordWrite, IW};
 use super::Params;
 use crate::pbru::ports::{CoreResp, CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
-use rendergen_hdl::{clog2, Module, Sig, Stream};
+use rendergen_hdl::{clog2, name_lets, Module, Sig, Stream};
 use rendergen_isa::Reason;
 
 /// Up to four consecutive stack words to write (see [`super::stack::StackRam::write4`]).
@@ -27,6 +27,7 @@ pub(super) struct StackWrite {
 /// Handles `crsp` (always ready); returns the write-back's stack write (a pipeline result is
 /// pushed whole in the cycle it arrives) and, per slot, whether its fetch is answered this
 /// cycle.
+#[name_lets]
 pub(super) fn responses(
     m: &mut Module,
     p: &Params,
@@ -68,7 +69,7 @@ pub(super) fn responses(
             })
             .collect(),
     };
-    let answered = (0..p.slots)
+    let answered: Vec<_> = (0..p.slots)
         .map(|i| {
             if p.slots == 1 {
                 chunk | tex
@@ -87,6 +88,7 @@ pub(super) fn wait_width(miss_thresh: u32) -> u32 {
 
 /// Counts the cycles each slot waits on a fetch and parks it after `miss_thresh` cycles (never
 /// when 0) or when the scheduler asked (`stop`), unless its fetch is `answered` this cycle.
+#[name_lets]
 pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) {
     let parked = m.lit(Reason::Parked.code() as u64, 3);
     let out = m.enum_const(SlotState::Out);

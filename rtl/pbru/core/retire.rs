@@ -7,7 +7,9 @@ use super::slots::{SlotState, Slots};
 use super::stack::{StackRam, IW};
 use super::Params;
 use crate::pbru::ports::RayOut;
-use rendergen_hdl::{cat, cat_lsb_first, lowest_index, lowest_set, HwEnum, Module, Sig, Stream};
+use rendergen_hdl::{
+    cat, cat_lsb_first, lowest_index, lowest_set, name_lets, HwEnum, Module, Sig, Stream,
+};
 
 /// States of the retire engine.
 #[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
@@ -21,6 +23,7 @@ enum RetirePhase {
 }
 
 /// Builds the retire engine; returns the `done` stream.
+#[name_lets]
 pub(super) fn retire(m: &mut Module, p: &Params, s: &mut Slots, ram: StackRam) -> Stream<RayOut> {
     let phase = m.enum_reg("retire_phase", RetirePhase::Idle);
     let slot = m.reg("retire_slot", p.slot_w).reset(0);

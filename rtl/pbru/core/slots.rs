@@ -4,7 +4,7 @@
 //! collected and turned into one `next_when` per register at the end of elaboration.
 
 use super::control::SkipMode;
-use rendergen_hdl::{index_select, or_all, priority_select, HwEnum, Module, Reg, Sig};
+use rendergen_hdl::{index_select, name_lets, or_all, priority_select, HwEnum, Module, Reg, Sig};
 
 /// Slot states (`st`, 3 bits).
 #[derive(HwEnum, Clone, Copy, Debug, PartialEq)]
@@ -36,8 +36,9 @@ pub(super) struct SlotField {
 impl SlotField {
     /// Registers `slot<i>_<name>` of `width` bits, reset to `reset` when given.
     #[track_caller]
+    #[name_lets]
     pub fn new(m: &mut Module, name: &str, slots: u32, width: u32, reset: Option<u64>) -> Self {
-        let regs = (0..slots)
+        let regs: Vec<_> = (0..slots)
             .map(|i| {
                 let r = m.reg(&format!("slot{i}_{name}"), width);
                 match reset {
@@ -78,6 +79,7 @@ impl SlotField {
 
     /// Writes `value` into the slot numbered by `slot` when `enable`.
     #[track_caller]
+    #[name_lets]
     pub fn set_at(&mut self, slot: Sig, enable: Sig, value: Sig) {
         for i in 0..self.regs.len() {
             let hit = if self.regs.len() == 1 {
@@ -91,6 +93,7 @@ impl SlotField {
 
     /// Drives every register: the first enabled write, else hold.
     #[track_caller]
+    #[name_lets]
     pub fn finish(self) {
         for (r, w) in self.regs.into_iter().zip(self.writes) {
             if w.is_empty() {
@@ -151,6 +154,7 @@ pub(super) struct Slots {
 impl Slots {
     /// Declares the registers of `slots` slots with a stack-pointer width `sp_w` and a wait
     /// counter of `wait_w` bits.
+    #[name_lets]
     pub fn new(m: &mut Module, slots: u32, sp_w: u32, wait_w: u32) -> Slots {
         let f = |m: &mut Module, name: &str, w: u32, reset: Option<u64>| {
             SlotField::new(m, name, slots, w, reset)

@@ -7,7 +7,7 @@
 //! write-back and the intake). A four-word access costs a 4:1 rotation of the words on top of
 //! the banks' own decoders.
 
-use rendergen_hdl::{cat, clog2, index_select, or_all, Mem, Module, Sig};
+use rendergen_hdl::{cat, clog2, index_select, name_lets, or_all, Mem, Module, Sig};
 
 /// Width of the index arithmetic (stack positions, pop bases): wide enough for
 /// `sp + 255` and negative intermediate values that the bounds checks never let through.
@@ -35,6 +35,7 @@ pub(super) struct WordWrite {
 
 impl StackRam {
     /// Declares the memory for `slots` slots of `depth` (≥ 4) words.
+    #[name_lets]
     pub fn new(m: &mut Module, slots: u32, depth: u32) -> StackRam {
         let row_w = clog2(depth as u64).max(2) - 2;
         // At least two rows, addressed by the index (one slot of four words uses row 0 only):
@@ -62,6 +63,7 @@ impl StackRam {
     /// For each bank `b`: the row holding word `base + ((b − base) mod 4)` of `slot`, and the
     /// position `j` of that word in the group `base .. base + 3`.
     #[track_caller]
+    #[name_lets]
     fn group(&self, slot: Sig, base: Sig) -> Vec<(Sig, Sig)> {
         let lo = base.resize(2);
         let row = base.resize(IW) >> 2;
@@ -78,6 +80,7 @@ impl StackRam {
     /// Words `base`, `base + 1`, `base + 2`, `base + 3` of `slot`, now (one combinational read
     /// port of every bank). `base` may have any width; positions wrap at the stack size.
     #[track_caller]
+    #[name_lets]
     pub fn read4(&self, slot: Sig, base: Sig) -> [Sig; 4] {
         let outs: Vec<Sig> = self
             .group(slot, base)
@@ -92,6 +95,7 @@ impl StackRam {
     /// Writes `words[j]` to word `base + j` of `slot` at the edge, for each `j < words.len()`
     /// (≤ 4) whose `enable` is high (one write port of every bank).
     #[track_caller]
+    #[name_lets]
     pub fn write4(&self, slot: Sig, base: Sig, words: &[WordWrite]) {
         assert!(
             !words.is_empty() && words.len() <= BANKS as usize,

@@ -8,7 +8,7 @@ use super::operands::Phase;
 use super::slots::{SlotState, Slots};
 use super::stack::IW;
 use super::Params;
-use rendergen_hdl::{Module, Sig};
+use rendergen_hdl::{name_lets, Module, Sig};
 use rendergen_isa::Reason;
 
 /// How the held instruction ends this cycle (at most one of these, but a fault at a RAYSTOP).
@@ -44,6 +44,7 @@ pub(super) struct Outcome {
 ///
 /// * **Timing:** the slot's registers change at the edge.
 /// * **Cost:** no state; the slot fields' write enables and values.
+#[name_lets]
 pub(super) fn write_back(
     m: &mut Module,
     p: &Params,

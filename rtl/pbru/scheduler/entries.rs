@@ -4,7 +4,7 @@
 //! the request's slot is still held.
 
 use crate::pbru::ports::{CoreReq, PbruCfg, CREQ_PIPE};
-use rendergen_hdl::{index_select, lut, or_all, Module, Sig, Stream};
+use rendergen_hdl::{index_select, lut, name_lets, or_all, Module, Sig, Stream};
 use rendergen_isa::{Class, Opcode, PipeKind};
 
 /// Entry state: waiting for the memory proxy (IFETCH, TEXREAD, a TEX_DP needing its block).
@@ -81,6 +81,7 @@ impl EntryCtl {
     }
 
     /// Drives every update wire.
+    #[name_lets]
     pub fn finish(self, m: &mut Module) {
         for (e, [free, wait, ready, args]) in self.wires.iter().enumerate() {
             free.drive(or_all(self.free[e].iter().copied()));
@@ -106,6 +107,7 @@ fn type_table() -> Vec<u64> {
 
 /// Builds the entries for `creqs` (one stream per core). `dp_rewrite`: TEX_DP requests first
 /// need their block (state `ST_NEW`); without it they are ready at once.
+#[name_lets]
 pub fn collect(
     m: &mut Module,
     cfg: &PbruCfg,

@@ -6,7 +6,8 @@ use super::entries::{Entry, EntryCtl};
 use crate::pbru::ports::{PbruCfg, PerfCounters, PipeReq, SmReq};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
 use rendergen_hdl::{
-    cat, cat_lsb_first, clog2, onehot_mux, pack, round_robin_pick, unpack, Io, Module, Sig, Stream,
+    cat, cat_lsb_first, clog2, name_lets, onehot_mux, pack, round_robin_pick, unpack, Io, Module,
+    Sig, Stream,
 };
 use rendergen_isa::PipeKind;
 
@@ -22,6 +23,7 @@ pub struct SmLane {
 }
 
 /// The SM-side arbiter (own module `sm_arbiter`): see the function above.
+#[name_lets]
 pub fn sm_lanes(m: &mut Module, cfg: &PbruCfg, sm_reqs: Vec<Stream<SmReq>>) -> Vec<SmLane> {
     let n = cfg.pipes.len();
     let mut per_pipe: Vec<Vec<Stream<SmReq>>> = (0..n).map(|_| Vec::new()).collect();
@@ -53,6 +55,7 @@ pub fn sm_lanes(m: &mut Module, cfg: &PbruCfg, sm_reqs: Vec<Stream<SmReq>>) -> V
 
 /// The issue logic of every pipeline instance: returns each instance's request stream (to its
 /// slot, a sibling module) and counters; `slot_busy` is each slot's busy flag.
+#[name_lets]
 pub fn dispatch(
     m: &mut Module,
     cfg: &PbruCfg,
@@ -164,6 +167,7 @@ pub fn dispatch(
 
 /// Core issue to an instance is blocked in a cycle with an SM request to it and the
 /// `sm_block_cycles − 1` cycles after it (claim 1; D3).
+#[name_lets]
 fn sm_block(m: &mut Module, cfg: &PbruCfg, name: &str, sm_valid: Sig) -> Sig {
     let extra = cfg.sm_block_cycles.max(1) - 1;
     if extra == 0 {

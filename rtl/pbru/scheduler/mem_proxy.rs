@@ -8,8 +8,8 @@ use crate::pbru::ports::{
 };
 use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{
-    cat, cat_lsb_first, index_select, lowest_index, onehot_mux, round_robin_pick, Io, Module, Sig,
-    Stream,
+    cat, cat_lsb_first, index_select, lowest_index, name_lets, onehot_mux, round_robin_pick, Io,
+    Module, Sig, Stream,
 };
 
 rendergen_hdl::bundle! {
@@ -30,6 +30,7 @@ pub struct CacheAnswers {
 
 impl CacheAnswers {
     /// The shape of the answers for `cfg`'s caches.
+    #[name_lets]
     pub fn shape() -> CacheAnswersShape {
         let answer = |w| CacheAnswer { hit: 1, data: w };
         CacheAnswersShape {
@@ -56,6 +57,7 @@ pub struct ProxyOut {
 }
 
 /// The TEX_DP words the ASTC_DP slot takes: block, then tx, ty, format (args words 1..=3).
+#[name_lets]
 fn dp_args(m: &mut Module, args: Sig, block: Sig) -> Sig {
     let w = |i: u32| args.slice(32 * i, 32);
     let used = cat_lsb_first(&[block, w(1), w(2), w(3)]);
@@ -64,6 +66,7 @@ fn dp_args(m: &mut Module, args: Sig, block: Sig) -> Sig {
 
 /// One-hot round-robin choice among the set bits of `mask` (after the last one chosen, held in
 /// register `name`).
+#[name_lets]
 fn round_robin(m: &mut Module, name: &str, mask: Sig) -> Sig {
     let last = m.reg(name, mask.width()).reset(1 << (mask.width() - 1));
     let pick = round_robin_pick(mask, last.q());
@@ -73,6 +76,7 @@ fn round_robin(m: &mut Module, name: &str, mask: Sig) -> Sig {
 
 /// Serves the entries waiting on memory (an instruction or texture fetch and a TEX_DP block
 /// read per cycle, each in round-robin order) and the L1 answers. See [`crate::pbru::scheduler`] for timing.
+#[name_lets]
 pub fn mem_proxy(
     m: &mut Module,
     cfg: &PbruCfg,

@@ -19,7 +19,7 @@ use crate::pbru::ports::{
     CacheIn, FromCore, L1Req, L1Resp, PbruCfg, PerfCounters, PipeReq, RayIn, RayOut, SlotOut,
     SmReq, SmResp, ToCore,
 };
-use rendergen_hdl::{Io, Module, Stream};
+use rendergen_hdl::{name_lets, Io, Module, Stream};
 use rendergen_isa::PipeKind;
 
 /// The scheduler's inputs: the outside streams, and what its sibling units (cores, pipeline
@@ -100,6 +100,7 @@ pub struct SchedOut {
 /// * **Errors:** a pipeline request whose type has no instance waits forever (the core's
 ///   MISS_THRESH does not apply to it); an SM request naming an instance that does not exist
 ///   is never accepted.
+#[name_lets]
 pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut {
     let cfg = &cfg.checked(m);
     let mut busy = Vec::new();
@@ -161,7 +162,7 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
     let (crsps, sm_resp) = (routed.crsp, routed.sm_resp);
     let rays_out = m.child("ray_out", &(), dones, rays::ray_out);
     let (sm_ray_out, ttu_ray_out) = (rays_out.sm, rays_out.ttu);
-    let cores = assigns
+    let cores: Vec<_> = assigns
         .into_iter()
         .zip(crsps)
         .zip(proxy.stops)

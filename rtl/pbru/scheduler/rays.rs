@@ -4,8 +4,9 @@ use super::mem_proxy::InlineChunk;
 use crate::pbru::ports::CacheAnswer;
 use crate::pbru::ports::{PbruCfg, RayIn, RayOut};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
-use rendergen_hdl::{or_all, Io, Module, Sig, Stream};
+use rendergen_hdl::{name_lets, or_all, Io, Module, Sig, Stream};
 
+#[name_lets]
 fn popcount(m: &mut Module, bits: Sig) -> Sig {
     let w = rendergen_hdl::clog2(bits.width() as u64 + 1);
     (0..bits.width()).fold(m.lit(0, w), |acc, i| acc + bits.bit(i).zext(w))
@@ -19,6 +20,7 @@ fn popcount(m: &mut Module, bits: Sig) -> Sig {
 /// names its program by address and whose chunk is in the instruction cache (`cached`, the
 /// answer to the returned [`InlineChunk::lookup`]) leaves with that chunk, as if inline, and
 /// needs no IFETCH. Returns the per-core `assign` streams and the instruction-cache traffic.
+#[name_lets]
 pub fn intake(m: &mut Module, cfg: &PbruCfg, i: IntakeIn) -> IntakeOut {
     let IntakeIn {
         sm_ray_in,
@@ -80,6 +82,7 @@ pub fn intake(m: &mut Module, cfg: &PbruCfg, i: IntakeIn) -> IntakeOut {
 
 /// Finished rays from the cores (round-robin) to `(sm_ray_out, ttu_ray_out)`: parked rays
 /// (reason 1) to the TTU (¶76), others by `ret_dst` (0 SM, 1 TTU).
+#[name_lets]
 pub fn ray_out(m: &mut Module, _cfg: &(), done: Vec<Stream<RayOut>>) -> RaysOut {
     let g = arbiter(m, ArbPolicy::RoundRobin, done);
     let (v, ray, ready) = g.out.split();

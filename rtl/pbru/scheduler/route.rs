@@ -4,7 +4,7 @@
 
 use crate::pbru::ports::{CoreResp, PbruCfg, PipeResp, SmResp, CHUNK_W, CRSP_PIPE};
 use crate::stream::arbiter::{arbiter, ArbPolicy};
-use rendergen_hdl::{Io, Module, Stream};
+use rendergen_hdl::{name_lets, Io, Module, Stream};
 
 /// What [`route`] takes.
 #[derive(Io)]
@@ -26,6 +26,7 @@ pub struct RouteOut {
 
 /// Routes `results` (one per instance, index = `SmResp::pipe`) and the proxy's `answers` (one
 /// per core) to the cores' `crsp` and the SM ports.
+#[name_lets]
 pub fn route(m: &mut Module, cfg: &PbruCfg, i: RouteIn) -> RouteOut {
     let RouteIn { results, answers } = i;
     let slot_w = cfg.slot_w();
@@ -62,11 +63,11 @@ pub fn route(m: &mut Module, cfg: &PbruCfg, i: RouteIn) -> RouteOut {
         }
         ready.drive_any(readies);
     }
-    let crsp = to_core
+    let crsp: Vec<_> = to_core
         .into_iter()
         .map(|lanes| arbiter(m, ArbPolicy::RoundRobin, lanes).out)
         .collect();
-    let sm = to_sm
+    let sm: Vec<_> = to_sm
         .into_iter()
         .enumerate()
         .map(|(k, lanes)| match lanes.is_empty() {

@@ -10,6 +10,9 @@
 //!   shape struct `XShape`.
 //! * `#[derive(HwEnum)]` on a fieldless enum: a hardware enumeration (states), printed as
 //!   `localparam`s.
+//! * `#[name_lets]` on a function, an `impl` block or an inline module: every `let` binding in
+//!   it (closures included) names the signals it binds after its variable, so the Verilog and
+//!   the waveforms say `carry` where they would say `add17`.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
@@ -296,4 +299,81 @@ pub fn derive_hw_enum(input: TokenStream) -> TokenStream {
         }
     }
     .into()
+}
+
+/// Names the signals bound by every `let` in the item after their variables (see the crate
+/// documentation). Applies to a `fn`, an `impl` block (every method) or an inline `mod`.
+#[proc_macro_attribute]
+pub fn name_lets(attr: TokenStream, item: TokenStream) -> TokenStream {
+    if !attr.is_empty() {
+        let span = proc_macro2::TokenStream::from(attr)
+            .into_iter()
+            .next()
+            .map_or(Span::call_site(), |t| t.span());
+        return error(span, "#[name_lets] takes no arguments");
+    }
+    let mut item = parse_macro_input!(item as syn::Item);
+    match &item {
+        syn::Item::Fn(_) | syn::Item::Impl(_) | syn::Item::Mod(_) => {}
+        other => {
+            return error(
+                syn::spanned::Spanned::span(other),
+                "#[name_lets] applies to a fn, an impl block or an inline mod",
+            )
+        }
+    }
+    syn::visit_mut::VisitMut::visit_item_mut(&mut NameLets, &mut item);
+    quote!(#item).into()
+}
+
+/// Inserts the naming statement after each `let`.
+struct NameLets;
+
+/// Every variable bound by a pattern (`x`, `(a, b)`, `[p, q]`, `x: T`), skipping `_`-prefixed
+/// and `mut` ones (an accumulator's value at the `let` is not what it stands for, and its type
+/// is often not known there yet).
+fn bound_idents(pat: &syn::Pat, out: &mut Vec<Ident>) {
+    match pat {
+        syn::Pat::Ident(p)
+            if p.subpat.is_none()
+                && p.mutability.is_none()
+                && !p.ident.to_string().starts_with('_') =>
+        {
+            out.push(p.ident.clone())
+        }
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|p| bound_idents(p, out)),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|p| bound_idents(p, out)),
+        syn::Pat::Type(t) => bound_idents(&t.pat, out),
+        syn::Pat::Paren(p) => bound_idents(&p.pat, out),
+        _ => {}
+    }
+}
+
+impl syn::visit_mut::VisitMut for NameLets {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        syn::visit_mut::visit_block_mut(self, block);
+        let hdl = hdl();
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for stmt in std::mem::take(&mut block.stmts) {
+            let mut names = Vec::new();
+            if let syn::Stmt::Local(local) = &stmt {
+                if matches!(&local.init, Some(init) if init.diverge.is_none()) {
+                    bound_idents(&local.pat, &mut names);
+                }
+            }
+            stmts.push(stmt);
+            for ident in names {
+                let text = ident.to_string();
+                let text = text.strip_prefix("r#").unwrap_or(&text).to_string();
+                stmts.push(syn::parse_quote! {
+                    {
+                        #[allow(unused_imports)]
+                        use #hdl::naming::soft::{Named as _, Unnamed as _};
+                        (&#ident).__rendergen_soft_name(#text);
+                    }
+                });
+            }
+        }
+        block.stmts = stmts;
+    }
 }
