@@ -37,6 +37,10 @@ enum Command {
         /// Output directory.
         #[arg(short = 'o', long = "out", default_value = "verilog")]
         out: PathBuf,
+        /// Also print readability figures on stderr: modules, largest file, share of
+        /// generated `<operation><number>` names, lint waivers.
+        #[arg(long)]
+        stats: bool,
     },
     /// Emit a generator's Verilog and run Verilator -Wall, Yosys check -assert and iverilog.
     Lint {
@@ -192,15 +196,24 @@ fn run(command: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Verilog { top, params, out } => {
+        Command::Verilog {
+            top,
+            params,
+            out,
+            stats,
+        } => {
             let design = build(&top, &params)?;
             std::fs::create_dir_all(&out)
                 .map_err(|e| Failure::check(format!("cannot create {}: {e}", out.display())))?;
-            for file in rendergen_gen::verilog::emit(&design) {
+            let files = rendergen_gen::verilog::emit(&design);
+            for file in &files {
                 let path = out.join(&file.name);
                 std::fs::write(&path, &file.text)
                     .map_err(|e| Failure::check(format!("cannot write {}: {e}", path.display())))?;
                 println!("{}", path.display());
+            }
+            if stats {
+                eprintln!("{}", rendergen_gen::verilog::stats::stats(&files));
             }
             Ok(())
         }
@@ -314,6 +327,7 @@ mod tests {
             top: "pbru".into(),
             params: params.iter().map(|s| s.to_string()).collect(),
             out: std::env::temp_dir().join("rendergen-cli-test-unused"),
+            stats: false,
         };
         let (c, m) = code(run(verilog(&["icache_chunks=3"])));
         assert!(

@@ -9,26 +9,73 @@ use rendergen_hdl::ir::{Design, ModuleDef, NodeId, Op};
 use rendergen_hdl::naming::{CLOCK, RESET};
 use std::fmt::Write;
 
-/// Appends `line` to `out`, wrapped in an `UNUSEDSIGNAL` waiver when `unused` says why.
-fn waived(out: &mut String, indent: &str, line: &str, unused: Option<String>) {
-    match unused {
-        None => writeln!(out, "{indent}{line}").unwrap(),
-        Some(why) => {
-            writeln!(out, "{indent}/* verilator lint_off UNUSEDSIGNAL */").unwrap();
-            writeln!(out, "{indent}{line}  // {why}").unwrap();
-            writeln!(out, "{indent}/* verilator lint_on UNUSEDSIGNAL */").unwrap();
+/// Bits that no logic of the module reads, gathered into one signal named `unused`: Verilator's
+/// `UNUSEDSIGNAL` ignores signals whose name contains "unused" (`--unused-regexp`), so one sink
+/// per module replaces a waiver around every partly read declaration, and the lint stays
+/// meaningful for everything else.
+#[derive(Default)]
+struct Sink {
+    /// Bit-selects (or whole names) of unread bits, in declaration order.
+    items: Vec<String>,
+}
+
+impl Sink {
+    /// Records the unread bits of `name` (`width` bits, `mask` = bits read); returns the line
+    /// comment that says which, if any.
+    fn note(&mut self, name: &str, mask: &[u64], width: u32) -> Option<String> {
+        if all_set(mask, width) {
+            return None;
         }
+        if mask.iter().all(|w| *w == 0) {
+            self.items.push(name.to_string());
+            return Some("not read here".into());
+        }
+        let ranges = unset_ranges(mask, width);
+        for r in ranges.split(", ") {
+            self.items.push(format!("{name}{r}"));
+        }
+        Some(format!("bits {ranges} are not read"))
+    }
+
+    /// Prints the sink (nothing when every bit is read).
+    fn print(&self, out: &mut String, name: &str) {
+        if self.items.is_empty() {
+            return;
+        }
+        out.push_str(
+            "\n  // Bits made or received here that no logic reads: the clock and reset of a module\n  \
+             // without state, record fields this unit does not use, and the parts of wider\n  \
+             // intermediate results that bit-selects drop (each marked where it is declared).\n  \
+             // The lint (UNUSEDSIGNAL of Verilator) ignores this signal by its name.\n",
+        );
+        writeln!(out, "  wire {name};").unwrap();
+        let mut lines = vec![String::new()];
+        for item in &self.items {
+            let line = lines.last_mut().expect("one line");
+            if !line.is_empty() && line.len() + item.len() > 88 {
+                lines.push(String::new());
+            }
+            let line = lines.last_mut().expect("one line");
+            if !line.is_empty() {
+                line.push_str(", ");
+            }
+            line.push_str(item);
+        }
+        writeln!(out, "  assign {name} = ^{{").unwrap();
+        let n = lines.len();
+        for (i, line) in lines.iter().enumerate() {
+            let comma = if i + 1 < n { "," } else { "" };
+            writeln!(out, "    {line}{comma}").unwrap();
+        }
+        writeln!(out, "  }};").unwrap();
     }
 }
 
-/// Why a signal with the used-bit `mask` needs a waiver, if it does.
-fn unused_reason(mask: &[u64], width: u32) -> Option<String> {
-    if all_set(mask, width) {
-        None
-    } else if mask.iter().all(|w| *w == 0) {
-        Some("not read here".into())
-    } else {
-        Some(format!("bits {} are not read", unset_ranges(mask, width)))
+/// Appends `line` to `out` with the comment `why`, if any.
+fn commented(out: &mut String, indent: &str, line: &str, why: Option<String>) {
+    match why {
+        None => writeln!(out, "{indent}{line}").unwrap(),
+        Some(why) => writeln!(out, "{indent}{line}  // {why}").unwrap(),
     }
 }
 
@@ -45,13 +92,15 @@ pub(crate) fn module_text(
     let names = Names::new(design, def, &plan);
     let ex = Exprs { def, names: &names };
     let mut out = String::new();
+    let mut sink = Sink::default();
     header(&mut out, def, name);
-    port_list(&mut out, def, name, &plan, &names);
-    declarations(&mut out, design, def, &plan, &names);
+    port_list(&mut out, def, name, &plan, &names, &mut sink);
+    declarations(&mut out, design, def, &plan, &names, &mut sink);
     logic(&mut out, def, &plan, &ex);
     registers(&mut out, def, &plan, &ex);
     super::memory::memories(&mut out, def, &plan, &ex);
     instances(&mut out, def, &ex, modules, ports);
+    sink.print(&mut out, &names.unused);
     out.push_str("\nendmodule\n\n`default_nettype wire\n");
     out
 }
@@ -74,7 +123,14 @@ fn header(out: &mut String, def: &ModuleDef, name: &str) {
     writeln!(out, "`default_nettype none\n").unwrap();
 }
 
-fn port_list(out: &mut String, def: &ModuleDef, name: &str, plan: &Plan, names: &Names) {
+fn port_list(
+    out: &mut String,
+    def: &ModuleDef,
+    name: &str,
+    plan: &Plan,
+    names: &Names,
+    sink: &mut Sink,
+) {
     let has_insts = !def.insts.is_empty();
     let live_regs = def
         .regs
@@ -87,16 +143,19 @@ fn port_list(out: &mut String, def: &ModuleDef, name: &str, plan: &Plan, names: 
             plan.mem_live[m] && (!mem.writes.is_empty() || mem.reads.iter().any(|r| r.sync))
         });
     let reset = has_insts || live_regs.into_iter().any(|(_, r)| r.reset.is_some());
-    let mut lines: Vec<(String, Option<String>)> = vec![
-        (
-            format!("input  wire {CLOCK}"),
-            (!clocked).then(|| "no state in this module".to_string()),
-        ),
-        (
-            format!("input  wire {RESET}"),
-            (!reset).then(|| "no register with a reset in this module".to_string()),
-        ),
-    ];
+    let mut lines: Vec<(String, Option<String>)> = Vec::new();
+    for (used, port, why) in [
+        (clocked, CLOCK, "no state in this module"),
+        (reset, RESET, "no register with a reset in this module"),
+    ] {
+        if !used {
+            sink.items.push(port.to_string());
+        }
+        lines.push((
+            format!("input  wire {port}"),
+            (!used).then(|| why.to_string()),
+        ));
+    }
     for (p, port) in def.inputs.iter().enumerate() {
         let mask = &plan.used_bits[port.node as usize];
         let mask = if plan.live[port.node as usize] {
@@ -104,9 +163,10 @@ fn port_list(out: &mut String, def: &ModuleDef, name: &str, plan: &Plan, names: 
         } else {
             vec![0; mask.len()]
         };
+        let why = sink.note(&names.inputs[p], &mask, port.width);
         lines.push((
             format!("input  wire {}{}", range(port.width), names.inputs[p]),
-            unused_reason(&mask, port.width),
+            why,
         ));
     }
     for (p, port) in def.outputs.iter().enumerate() {
@@ -119,7 +179,7 @@ fn port_list(out: &mut String, def: &ModuleDef, name: &str, plan: &Plan, names: 
     let n = lines.len();
     for (i, (line, why)) in lines.into_iter().enumerate() {
         let comma = if i + 1 < n { "," } else { "" };
-        waived(out, "  ", &format!("{line}{comma}"), why);
+        commented(out, "  ", &format!("{line}{comma}"), why);
     }
     writeln!(out, ");").unwrap();
 }
@@ -150,7 +210,14 @@ fn is_reg(def: &ModuleDef, names: &Names, id: NodeId) -> bool {
     }
 }
 
-fn declarations(out: &mut String, design: &Design, def: &ModuleDef, plan: &Plan, names: &Names) {
+fn declarations(
+    out: &mut String,
+    design: &Design,
+    def: &ModuleDef,
+    plan: &Plan,
+    names: &Names,
+    sink: &mut Sink,
+) {
     out.push('\n');
     for (id, node) in def.nodes.iter().enumerate() {
         let name = &names.node[id];
@@ -168,12 +235,8 @@ fn declarations(out: &mut String, design: &Design, def: &ModuleDef, plan: &Plan,
             "wire"
         };
         let line = format!("{kind} {}{name};", range(node.width));
-        waived(
-            out,
-            "  ",
-            &line,
-            unused_reason(&plan.used_bits[id], node.width),
-        );
+        let why = sink.note(name, &plan.used_bits[id], node.width);
+        commented(out, "  ", &line, why);
     }
     for (i, inst) in def.insts.iter().enumerate() {
         let child = &design.modules[inst.module];
@@ -189,7 +252,8 @@ fn declarations(out: &mut String, design: &Design, def: &ModuleDef, plan: &Plan,
                 }
             }
             let line = format!("wire {}{wire};", range(width));
-            waived(out, "  ", &line, unused_reason(&mask, width));
+            let why = sink.note(wire, &mask, width);
+            commented(out, "  ", &line, why);
         }
     }
 }

@@ -12,11 +12,14 @@
 //!   declaration (1-bit signals are scalars).
 //! * Registers are `x_q`, one `always @(posedge clk_i)` each, synchronous reset first:
 //!   `if (rst_i) x_q <= R; else if (en) x_q <= x_d;` (no reset branch without a reset value).
-//! * Names from the IR are kept; unnamed temporaries used once by a named wire or an output are
-//!   printed in place, others get short names (`add17`); see `names.rs`.
+//! * Names from the IR are kept (designer names, then `#[name_lets]` variable names); unnamed
+//!   values used once are printed inside their consumer's expression, others get short names
+//!   (`add17`); see `names.rs`. A register's next value is `x_d`.
 //! * Dead logic (reaching no output or instance input, even through registers and memories) is
-//!   pruned. A signal that is still partly unread (an input bit, the top bits of a product) is
-//!   declared inside a narrowly scoped `UNUSEDSIGNAL` waiver whose comment lists the bits.
+//!   pruned. A signal that is still partly unread (an input bit, the top bits of a product, the
+//!   clock of a module without state) carries a comment listing the bits, and those bits meet
+//!   in one signal per module named `unused`, which Verilator's `UNUSEDSIGNAL` ignores by name:
+//!   no `lint_off` waivers.
 //! * `Select` and `Lut` are `case` statements in `always @*` with a `default`.
 //! * Memories follow Yosys's block-RAM templates (see `memory.rs`).
 
@@ -26,6 +29,7 @@ mod memory;
 mod names;
 mod plan;
 mod state;
+pub mod stats;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]

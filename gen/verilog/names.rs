@@ -36,6 +36,8 @@ pub(crate) struct Names {
     pub insts: Vec<String>,
     /// Wire connected to each output port of each instance.
     pub inst_outs: Vec<Vec<String>>,
+    /// The module's sink of unread bits (its name contains "unused"; see `body.rs`).
+    pub unused: String,
 }
 
 /// Where an absorbed node is printed.
@@ -94,6 +96,12 @@ pub(crate) fn is_computed(op: &Op) -> bool {
 pub(crate) fn is_case(op: &Op) -> bool {
     matches!(op, Op::Select { .. } | Op::Lut { .. })
 }
+
+/// Every prefix [`op_prefix`] gives (what [`super::stats`] counts as a generated name).
+pub(crate) const OP_PREFIXES: &[&str] = &[
+    "not", "neg", "all", "any", "parity", "add", "sub", "mul", "and", "or", "xor", "shl", "shr",
+    "sra", "eq", "ne", "lt", "le", "mux", "cat", "slice", "ext", "sel", "lut", "n",
+];
 
 fn op_prefix(op: &Op) -> &'static str {
     match op {
@@ -224,7 +232,9 @@ impl Names {
         for (i, p) in def.inputs.iter().enumerate() {
             node[p.node as usize] = inputs[i].clone();
         }
+        let unused = scope.claim("unused");
         Names {
+            unused,
             inputs,
             outputs,
             node,
@@ -242,8 +252,9 @@ impl Names {
 /// at named temporaries so that lines stay readable.
 const INLINE_WEIGHT: u32 = 6;
 
-/// Chooses the nodes printed in place (see [`Names::inline`]): slices, and computed nodes without
-/// a name used exactly once, as long as the expression they join stays small. A node that some
+/// Chooses the nodes printed in place (see [`Names::inline`]): slices; zero extensions and
+/// concatenations that are pure wiring, at every use; and computed nodes without a name used
+/// exactly once, as long as the expression they join stays small. A node that some
 /// consumer bit-selects (a slice or a sign extension) keeps its name, since Verilog can only
 /// bit-select names; arithmetic right shifts keep theirs because an unsigned context around
 /// `$signed(x) >>> n` would turn it into a logical shift; `case` nodes are statements.
@@ -260,6 +271,13 @@ fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool
             _ => {}
         }
     }
+    // A register's next value keeps its `x_d` name (the lowRISC `_d`/`_q` pair).
+    let mut next_of_reg = vec![false; n];
+    for (r, reg) in def.regs.iter().enumerate() {
+        if let (true, Some(d)) = (plan.reg_live[r], reg.next) {
+            next_of_reg[d as usize] = true;
+        }
+    }
     let candidate = |id: usize| {
         let node = &def.nodes[id];
         let ok = plan.live[id]
@@ -267,12 +285,20 @@ fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool
             && node.soft_name.is_none()
             && host[id].is_none()
             && !selected[id]
+            && !next_of_reg[id]
             && !def.localparams.contains(&(id as NodeId));
-        ok && match node.op {
-            Op::Slice { .. } => true,
-            Op::Binary(BinOp::Sra, ..) => false,
-            ref op if is_computed(op) && !is_case(op) => plan.uses[id] == 1,
-            _ => false,
+        if !ok {
+            return None;
+        }
+        // The most operations the node's inlined expression may hold.
+        match node.op {
+            Op::Slice { .. } => Some(u32::MAX),
+            Op::Binary(BinOp::Sra, ..) => None,
+            ref op if is_computed(op) && !is_case(op) && plan.uses[id] == 1 => Some(INLINE_WEIGHT),
+            // Pure wiring (zero extensions, concatenations of names and bit-selects) is
+            // repeated at each use rather than named.
+            Op::Extend { signed: false, .. } | Op::Concat(_) => Some(0),
+            _ => None,
         }
     };
     let mut inline = vec![false; n];
@@ -289,7 +315,7 @@ fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool
 fn decide(
     def: &ModuleDef,
     root: usize,
-    candidate: &impl Fn(usize) -> bool,
+    candidate: &impl Fn(usize) -> Option<u32>,
     inline: &mut [bool],
     weight: &mut [Option<u32>],
 ) {
@@ -299,10 +325,10 @@ fn decide(
             continue;
         }
         let op = &def.nodes[id].op;
-        if !candidate(id) {
+        let Some(limit) = candidate(id) else {
             weight[id] = Some(0);
             continue;
-        }
+        };
         if !expanded {
             stack.push((id, true));
             comb_operands_of(op, &def.mems, |o| {
@@ -318,7 +344,7 @@ fn decide(
             Op::Slice { .. } | Op::Extend { .. } | Op::Concat(_)
         ));
         comb_operands_of(op, &def.mems, |o| w += weight[o as usize].unwrap_or(0));
-        if matches!(op, Op::Slice { .. }) || w <= INLINE_WEIGHT {
+        if w <= limit {
             inline[id] = true;
             weight[id] = Some(w);
         } else {
