@@ -40,6 +40,7 @@ pub(crate) mod layout;
 mod lower;
 mod names;
 pub(crate) mod program;
+mod records;
 pub(crate) mod runs;
 pub(crate) mod schedule;
 mod simulator;
