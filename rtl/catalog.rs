@@ -2,7 +2,7 @@
 //! how to build each. The command line (`rendergen list`, `verilog`, `lint`, `bench`, `synth`)
 //! and the testbenches use it, so a generator is added in one place.
 
-use crate::astc::address::{astc_a_top, AstcACfg, Pipelining};
+use crate::astc::a::{astc_a_top, AstcACfg, Pipelining};
 use crate::astc::dp::{astc_dp_top, DpCfg};
 use crate::mem::ram::{self, ram_1r1w, ram_2p, RamCfg};
 use crate::pbru::cfg_check as pbru_lim;
@@ -252,7 +252,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         name: "astc_a",
         doc: "ASTC_A texture-address pipeline (pbru §5.2): UV, coverage → block address, texel",
         params: &[
-            pr("tag_width", 16, astc::address::TAG_WIDTH, "tag bits carried through"),
+            pr("tag_width", 16, astc::a::TAG_WIDTH, "tag bits carried through"),
             p("shallow", 0, 0, 1, "1: latency 4, 0: latency 8"),
         ],
         build: |v| {

@@ -4,7 +4,7 @@
 //! every cycle. The child version must also be its own module in the design.
 
 use rendergen_hdl::{Design, Module};
-use rendergen_rtl::astc::address::{astc_a, AddrReq, AstcACfg};
+use rendergen_rtl::astc::a::{astc_a, AddrReq, AstcACfg};
 use rendergen_rtl::pbru::cache::l0_cache;
 use rendergen_rtl::pbru::ports::{CacheFill, CacheIn, PbruCfg};
 use rendergen_sim::kit::Rng;

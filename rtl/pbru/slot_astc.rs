@@ -15,7 +15,7 @@
 //!   `fp16_to_q16`.
 
 use super::ports::{PipeReq, PipeResp, TAG_W};
-use crate::astc::address::{astc_a, AddrReq, AstcACfg};
+use crate::astc::a::{astc_a, AddrReq, AstcACfg};
 use crate::astc::dp::{astc_dp, DpCfg, DpReq, DpResp, LATENCY as DP_LATENCY};
 use crate::stream::pipe::map;
 use rendergen_hdl::{cat, cat_lsb_first, Module, Sig, Stream};

@@ -1,7 +1,7 @@
 //! Golden model of the ASTC_A texture-address pipeline (`pbru.md` §5.2, decision D5).
 //!
 //! Plain integer arithmetic, written from the pseudocode and independent of the RTL
-//! (`rendergen_rtl::astc::address`), which computes the same numbers by other means (a
+//! (`rendergen_rtl::astc::a`), which computes the same numbers by other means (a
 //! digit-by-digit square root, one long division serving every mip level, division by
 //! reciprocal multiplication, a summed table of level sizes).
 //!

@@ -1,8 +1,8 @@
-//! The integer kernels of ASTC_A (`rendergen_rtl::astc::arith`), simulated on their own and
+//! The integer kernels of ASTC_A (`rendergen_rtl::astc::a::arith`), simulated on their own and
 //! compared with plain Rust arithmetic: exhaustively where the input space is small.
 
 use rendergen_hdl::{Design, Module};
-use rendergen_rtl::astc::arith::{
+use rendergen_rtl::astc::a::arith::{
     capped_log2, div_by_reciprocal, isqrt_steps, long_div, SqrtState,
 };
 use rendergen_sim::kit::Rng;

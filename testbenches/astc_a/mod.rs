@@ -9,7 +9,7 @@ mod stimulus;
 use rendergen_gen::cosim::cosim_both;
 use rendergen_gen::tools::lint;
 use rendergen_hdl::Design;
-use rendergen_rtl::astc::address::{astc_a_top, AstcACfg, Pipelining};
+use rendergen_rtl::astc::a::{astc_a_top, AstcACfg, Pipelining};
 use rendergen_sim::kit::{seed_from_env_or, InOrder, Rng, StreamSink, StreamSource, TbError};
 use rendergen_sim::kit::{TestRun, Watchdog};
 use rendergen_sim::models::texture_address::{footprint_width, mip_level, texture_address};

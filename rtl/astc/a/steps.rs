@@ -1,13 +1,13 @@
-//! The eight combinational steps of [`astc_a`](super::address::astc_a) and the payload carried
+//! The eight combinational steps of [`astc_a`](super::astc_a) and the payload carried
 //! between them. A step may be followed by a pipeline register or not (see
-//! [`Pipelining`](super::address::Pipelining)); each bundle is what a register there holds.
+//! [`Pipelining`](super::Pipelining)); each bundle is what a register there holds.
 //! Names: `dx`/`dy` are the block dimensions with 0 read as 1; `*_rem`, `q*`, `nz*` the long
 //! division of the level-0 size by them, spread over steps 1–4 (bit `l` of `nz*`:
 //! `(size >> l) mod d ≠ 0`); `root`, `root_rem` the square root of `area` in progress.
 
-use super::address::{AddrReq, AddrRsp};
 use super::arith::{at_least_one, capped_log2, div_by_reciprocal, isqrt_steps, long_div};
 use super::arith::{sum_tree, LongDiv, SqrtState};
+use super::{AddrReq, AddrRsp};
 use rendergen_hdl::{bundle, cat_lsb_first, Module, Sig};
 
 /// Deepest mip level (15 levels cover 16384 texels; `mips` is 4 bits, so `mips − 1 ≤ 14`).

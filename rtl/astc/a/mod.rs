@@ -1,10 +1,16 @@
 //! ASTC_A, the texture-address pipeline 442 (`pbru.md` §5.2, decision D5).
+//!
+//! The folder mirrors the pipeline: [`astc_a`] here (ports, configuration, pipeline registers),
+//! its eight combinational steps in `steps`, and the integer kernels they use in [`arith`].
 
-use super::address_steps::{step1, step2, step3, step4, step5, step6, step7, step8};
+pub mod arith;
+mod steps;
+
 use crate::stream::pipe::{map, pipe_reg};
 use crate::stream::skid::skid_buffer;
 use rendergen_hdl::{bundle, Bundle, Design, ElabErrors, Module, Stream};
 use std::ops::RangeInclusive;
+use steps::{step1, step2, step3, step4, step5, step6, step7, step8};
 
 /// Legal [`AstcACfg::tag_width`].
 pub const TAG_WIDTH: RangeInclusive<u64> = 1..=64;
@@ -169,7 +175,7 @@ fn boundary<T: Bundle>(m: &mut Module, cfg: &AstcACfg, step: u32, s: Stream<T>) 
 ///
 /// ```
 /// use rendergen_hdl::Design;
-/// use rendergen_rtl::astc::address::{astc_a, AstcACfg};
+/// use rendergen_rtl::astc::a::{astc_a, AstcACfg};
 /// let cfg = AstcACfg::default();
 /// let design = Design::build("astc_a", |m| {
 ///     let req = m.input_stream("req", &cfg.request_shape());
