@@ -8,8 +8,7 @@
 pub mod cache;
 pub mod cfg_check;
 pub mod core;
+pub mod pipes;
 pub mod ports;
 pub mod scheduler;
-pub mod slot;
-pub mod slot_astc;
 pub mod top;

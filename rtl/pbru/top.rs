@@ -9,12 +9,12 @@
 
 use super::cache::l0_cache;
 use super::core::pbru_core;
+use super::pipes::pipe_slot;
 use super::ports::isa::PipeKind;
 use super::ports::{
     CoreReq, FromCore, L1Req, L1Resp, PbruCfg, PipeInst, RayOut, SlotOut, SmReq, SmResp, ToCore,
 };
 use super::scheduler::{core_scheduler, CacheAnswers, SchedIn, SchedOut};
-use super::slot::pipe_slot;
 use rendergen_hdl::{name_lets, Design, ElabErrors, IoPlug, Module};
 
 /// Declares the outside ports, and composes the scheduler with its siblings: one slot per

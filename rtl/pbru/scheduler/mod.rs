@@ -1,5 +1,5 @@
 //! The core scheduler 420 (`pbru.md` §4, §9.2 `core_scheduler`; D2–D3). Its siblings in the
-//! PBRU top are the pipeline slots ([`crate::pbru::slot`]), the L0 caches
+//! PBRU top are the pipeline slots ([`crate::pbru::pipes`]), the L0 caches
 //! ([`crate::pbru::cache`]) and the cores: it sends them requests and takes their answers
 //! through [`SchedOut`] and [`SchedIn`].
 //!

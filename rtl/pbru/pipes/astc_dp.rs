@@ -1,31 +1,17 @@
-//! Adapters from the generic [`PipeReq`]/[`PipeResp`] words to the ASTC pipelines
-//! (`pbru.md` §5.2–5.4; the ISA's TEX_A and TEX_DP).
-//!
-//! * **ASTC_A** (TEX_A: `u v sqrt_cov base dims format → block_addr tx ty`): `a[0]` u, `a[1]` v,
-//!   `a[2]` √coverage (Q16.16), `a[3]` base (block units), `a[4]` dims = `width << 16 | height`,
-//!   `a[5]` format = `bw | bh << 4 | mips << 8`; results `r[0]` the block address (block units),
-//!   `r[1]` tx, `r[2]` ty, `r[3]` 0.
-//! * **ASTC_DP** request words as the slot receives them (see
-//!   [`ports`](crate::pbru::ports), "ASTC_DP slot requests"): `a[0..4]` the 128-bit block
-//!   (`a[0]` = block bits 31..0), `a[4]` tx, `a[5]` ty, `a[6]` format; `imm` the profile (0 LDR
-//!   linear, 1 LDR sRGB, 2 HDR). Results R, G, B, A in Q16.16: a UNORM16 channel `c` becomes
-//!   `c + (c >> 15)` (0xFFFF is exactly 1.0; sRGB channels are the decoder's 8-bit value × 257),
-//!   an HDR FP16 channel is converted exactly, truncated toward zero and saturated to
-//!   `[−2^31, 2^31 − 1]` (infinities saturate by their sign, NaN is 0), as the golden model's
-//!   `fp16_to_q16`.
+//! The adapter from the generic [`PipeReq`]/[`PipeResp`] words to ASTC_DP (`pbru.md`
+//! §5.3–5.4; the ISA's TEX_DP). Request words as the slot receives them (see
+//! [`ports`](crate::pbru::ports), "ASTC_DP slot requests"): `a[0..4]` the 128-bit block (`a[0]` =
+//! block bits 31..0), `a[4]` tx, `a[5]` ty, `a[6]` format; `imm` the profile (0 LDR linear, 1 LDR
+//! sRGB, 2 HDR). Results R, G, B, A in Q16.16: a UNORM16 channel `c` becomes `c + (c >> 15)`
+//! (0xFFFF is exactly 1.0; sRGB channels are the decoder's 8-bit value × 257), an HDR FP16
+//! channel is converted exactly, truncated toward zero and saturated to `[−2^31, 2^31 − 1]`
+//! (infinities saturate by their sign, NaN is 0), as the golden model's `fp16_to_q16`.
 
-use super::ports::{PipeReq, PipeResp, TAG_W};
-use crate::astc::a::{astc_a, AddrReq, AstcACfg};
+use super::{slot_around, word};
 use crate::astc::dp::{astc_dp, DpCfg, DpReq, DpResp, LATENCY as DP_LATENCY};
+use crate::pbru::ports::{PipeReq, PipeResp, SlotOut, TAG_W};
 use crate::stream::pipe::map;
 use rendergen_hdl::{cat, cat_lsb_first, Module, Sig, Stream};
-
-fn a_cfg() -> AstcACfg {
-    AstcACfg {
-        tag_width: TAG_W,
-        ..AstcACfg::default()
-    }
-}
 
 fn dp_cfg() -> DpCfg {
     DpCfg {
@@ -34,47 +20,9 @@ fn dp_cfg() -> DpCfg {
     }
 }
 
-/// Slot latency of ASTC_A (its own latency + the output FIFO's cycle).
-pub fn astc_a_latency() -> u32 {
-    a_cfg().latency() + 1
-}
-
 /// Slot latency of ASTC_DP.
 pub fn astc_dp_latency() -> u32 {
     DP_LATENCY as u32 + 1
-}
-
-fn word(args: Sig, i: u32) -> Sig {
-    args.slice(32 * i, 32)
-}
-
-/// ASTC_A behind the generic words (see the module documentation).
-pub fn astc_a_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
-    let req = map(m, "astc_a_args", req, |_, d: &PipeReq| {
-        let (dims, format) = (word(d.args, 4), word(d.args, 5));
-        AddrReq {
-            u: word(d.args, 0),
-            v: word(d.args, 1),
-            sqrt_coverage: word(d.args, 2),
-            base: word(d.args, 3),
-            width: dims.slice(16, 15),
-            height: dims.slice(0, 15),
-            bw: format.slice(0, 4),
-            bh: format.slice(4, 4),
-            mips: format.slice(8, 4),
-            tag: d.tag,
-        }
-    });
-    let rsp = m.child("astc_a", &a_cfg(), req, astc_a);
-    map(m, "astc_a_words", rsp, |m, r| PipeResp {
-        data: cat_lsb_first(&[
-            r.block_address,
-            r.texel_x.zext(32),
-            r.texel_y.zext(32),
-            m.lit(0, 32),
-        ]),
-        tag: r.tag,
-    })
 }
 
 /// ASTC_DP behind the generic words (see the module documentation). The profile travels in
@@ -108,6 +56,12 @@ pub fn astc_dp_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
             tag: r.tag.slice(0, TAG_W),
         }
     })
+}
+
+/// The slot of the ASTC_DP pipeline ([`pipe_slot`](super::pipe_slot) for a real ASTC_DP), as its
+/// own module.
+pub fn astc_dp_slot(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> SlotOut {
+    slot_around(m, astc_dp_latency() + 2, req, astc_dp_unit)
 }
 
 /// FP16 → Q16.16, truncated toward zero, saturated (see the module documentation).

@@ -1,0 +1,94 @@
+//! Pipeline slots: one fixed-function pipeline instance behind the generic [`PipeReq`] /
+//! [`PipeResp`] streams (`pbru.md` §5.1, §9.2 `ff_pipe_shell`; D2).
+//!
+//! A slot is the function unit followed by an output FIFO of `latency + 2` entries, and a credit
+//! counter of the same size: a request is accepted only while a credit is held, so a result always
+//! finds room and the unit itself never stalls. One file per kind of unit: [`astc_a`] and
+//! [`astc_dp`] (the adapters from the generic words to the ASTC pipelines) and [`test`] (the
+//! contract's test pipeline).
+
+pub mod astc_a;
+pub mod astc_dp;
+pub mod test;
+
+use super::ports::{PipeInst, PipeReq, PipeResp, SlotOut};
+use crate::stream::credit::credit_counter;
+use crate::stream::fifo::{fifo, FifoCfg};
+use astc_a::{astc_a_latency, astc_a_slot};
+use astc_dp::{astc_dp_latency, astc_dp_slot};
+use rendergen_hdl::{Module, Sig, Stream};
+use rendergen_isa::PipeKind;
+use test::test_pipe_slot;
+
+/// Cycles from a request's transfer into the slot to its result's first valid cycle at
+/// [`SlotOut::resp`] (no back-pressure).
+pub fn slot_latency(inst: &PipeInst) -> u32 {
+    match (inst.test_latency, inst.kind) {
+        (Some(l), _) => l.max(1),
+        (None, PipeKind::AstcA) => astc_a_latency(),
+        (None, PipeKind::AstcDp) => astc_dp_latency(),
+        // Shading units are not built yet: a test pipeline of latency 4 stands in.
+        (None, _) => 4,
+    }
+}
+
+/// Output-FIFO entries (= credits) of a slot: enough for initiation interval 1.
+pub fn slot_depth(inst: &PipeInst) -> u32 {
+    slot_latency(inst) + 2
+}
+
+/// One pipeline instance in a slot: the unit for `inst` (ASTC_A, ASTC_DP, or the test pipeline
+/// when `inst.test_latency` is set or the unit is not built yet), then the output FIFO.
+///
+/// * **Protocol:** `req` and `resp` keep the stream rules; results leave in request order with
+///   the tag unchanged; nothing is dropped. `req.ready` is the credit flag.
+/// * **Timing:** latency [`slot_latency`], initiation interval 1 while `resp` is taken;
+///   `req.ready` is a register (no combinational path from any input to `req.ready`); the
+///   output is the FIFO's head (combinational read, no path from `req` to `resp`).
+/// * **Parameters:** [`PipeInst`]: `kind`, `test_latency` 1..=64 (0 counts as 1).
+/// * **Cost:** the unit, a FIFO of `(latency + 2) × (128 + 24)` bits, a credit counter; the test
+///   pipeline adds `(latency − 1) × 153` flops.
+/// * **Errors:** a `req` of another shape than [`PipeReq::SHAPE`] (elaboration).
+///
+/// Built as the child module `name` of `m`, whose module is [`astc_a_slot`], [`astc_dp_slot`]
+/// or [`test_pipe_slot`] (one definition per latency).
+pub fn pipe_slot(m: &mut Module, name: &str, inst: &PipeInst, req: Stream<PipeReq>) -> SlotOut {
+    match (inst.test_latency, inst.kind) {
+        (None, PipeKind::AstcA) => m.child(name, &(), req, astc_a_slot),
+        (None, PipeKind::AstcDp) => m.child(name, &(), req, astc_dp_slot),
+        _ => m.child(name, &slot_latency(inst), req, test_pipe_slot),
+    }
+}
+
+/// The credit counter and output FIFO of `depth` entries around `unit`.
+fn slot_around(
+    m: &mut Module,
+    depth: u32,
+    req: Stream<PipeReq>,
+    unit: impl FnOnce(&mut Module, Stream<PipeReq>) -> Stream<PipeResp>,
+) -> SlotOut {
+    let (valid, data, ready) = req.split();
+    let give = m.wire("slot_give", 1);
+    let take = m.wire("slot_take", 1);
+    let credits = credit_counter(m, depth, take.sig(), give.sig());
+    // The unit sees the request only while a credit is held, so its output never waits.
+    let (unit_req, unit_ready) = Stream::offer(m, "unit_req", valid & credits.available, data);
+    let out = unit(m, unit_req);
+    let accept_ok = (credits.available & unit_ready).named("slot_accept_ok");
+    ready.drive(accept_ok);
+    take.drive(valid & accept_ok);
+    let q = fifo(m, &FifoCfg { depth }, out);
+    let (pv, pd, pr) = q.pop.split();
+    let (resp, resp_ready) = Stream::offer(m, "slot_resp", pv, pd);
+    pr.drive(resp_ready);
+    give.drive(pv & resp_ready);
+    SlotOut {
+        resp,
+        busy: credits.count.ne(depth as u64),
+    }
+}
+
+/// Word `i` of a request's arguments.
+fn word(args: Sig, i: u32) -> Sig {
+    args.slice(32 * i, 32)
+}
