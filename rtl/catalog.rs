@@ -277,7 +277,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
     },
     GeneratorSpec {
         name: "pbru",
-        doc: "PBRU render engine (pbru §1-5, D2-D3): core scheduler, L0 caches, pipeline slots, cores",
+        doc: "PBRU render engine (pbru §1-5, D2-D3): core scheduler, L0 caches, pipes, cores",
         params: &[
             pr("cores", 4, pbru_lim::CORES, "processing cores"),
             pr("slots", 2, pbru_lim::SLOTS, "ray slots per core"),

@@ -17,7 +17,7 @@
 //! stack, and a `reason` ([`rendergen_isa::Reason::code`]).
 //!
 //! # Test pipelines
-//! Until the shading pipelines exist, their slots hold a test fixture of configurable latency
+//! Until the shading pipelines exist, their pipes hold a test fixture of configurable latency
 //! computing, for the popped arguments `a` (`a[0]` pushed first) of opcode `op` with immediate
 //! `imm`, result word `i` (of `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`,
 //! wrapping at 32 bits. The RTL fixture and the interpreter implement it independently.
@@ -28,9 +28,9 @@
 //!   is keyed by it; the scheduler asks the L1 for the byte address `block_addr · 16`.
 //! * An instruction chunk is named by its 32-byte-aligned byte address (`CoreReq::addr` of an
 //!   IFETCH, and `L1Req::addr`).
-//! * **ASTC_DP slot requests.** A core's TEX_DP (`block_addr tx ty format`, `imm` = profile) is
+//! * **ASTC_DP pipe requests.** A core's TEX_DP (`block_addr tx ty format`, `imm` = profile) is
 //!   rewritten by the scheduler, after reading the block from the L0 texture cache, into the
-//!   words the ASTC_DP slot takes, which are also what an SM sends to an ASTC_DP instance
+//!   words the ASTC_DP pipe takes, which are also what an SM sends to an ASTC_DP instance
 //!   directly: `args` words 0..=3 the 128-bit block (word 0 = block bits 31..0), word 4 tx,
 //!   word 5 ty, word 6 format; `imm` the profile.
 
@@ -348,21 +348,21 @@ impl PbruCfg {
     }
 }
 
-// ---- Pipeline slots and caches ------------------------------------------------------------
+// ---- Pipes and caches ----------------------------------------------------------------------
 
-/// What a pipeline slot gives the scheduler.
+/// What a pipe gives the scheduler.
 #[derive(Io)]
-pub struct SlotOut {
+pub struct PipeOut {
     /// Results, in request order, with their tags (the head of the output FIFO).
     pub resp: Stream<PipeResp>,
     /// Something is in flight or buffered; for the busy counter.
     pub busy: Sig,
 }
 
-impl SlotOut {
-    /// The shape of a slot's outputs.
-    pub fn shape() -> SlotOutShape {
-        SlotOutShape {
+impl PipeOut {
+    /// The shape of a pipe's outputs.
+    pub fn shape() -> PipeOutShape {
+        PipeOutShape {
             resp: PipeResp::SHAPE,
             busy: 1,
         }

@@ -1,4 +1,4 @@
-//! The PBRU top level (`pbru.md` §1.2–1.4, §9.2 `pbru_top`): the core scheduler with its slots
+//! The PBRU top level (`pbru.md` §1.2–1.4, §9.2 `pbru_top`): the core scheduler with its pipes
 //! and caches, and the processing cores.
 //!
 //! Ports of [`pbru_top`] (and of [`pbru_shell_top`], which adds the core-facing ports):
@@ -9,26 +9,26 @@
 
 use super::cache::l0_cache;
 use super::core::pbru_core;
-use super::pipes::pipe_slot;
+use super::pipes::pbru_pipe;
 use super::ports::isa::PipeKind;
 use super::ports::{
-    CoreReq, FromCore, L1Req, L1Resp, PbruCfg, PipeInst, RayOut, SlotOut, SmReq, SmResp, ToCore,
+    CoreReq, FromCore, L1Req, L1Resp, PbruCfg, PipeInst, PipeOut, RayOut, SmReq, SmResp, ToCore,
 };
 use super::scheduler::{core_scheduler, CacheAnswers, SchedIn, SchedOut};
 use rendergen_hdl::{name_lets, Design, ElabErrors, IoPlug, Module};
 
-/// Declares the outside ports, and composes the scheduler with its siblings: one slot per
+/// Declares the outside ports, and composes the scheduler with its siblings: one pipe per
 /// pipeline instance and the two L0 caches (each its own module); the cores' side is `cores`
 /// (what they give the scheduler); returns what the scheduler gives each core.
 #[name_lets]
 fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::ports::ToCore> {
-    let mut slot_plugs: Vec<IoPlug<SlotOut>> = Vec::new();
-    let mut slots = Vec::new();
+    let mut pipe_plugs: Vec<IoPlug<PipeOut>> = Vec::new();
+    let mut pipes = Vec::new();
     let names = cfg.pipe_names();
     for name in &names {
-        let (s, plug) = m.io_loop::<SlotOut>(&format!("slot_{name}"), &SlotOut::shape());
-        slots.push(s);
-        slot_plugs.push(plug);
+        let (p, plug) = m.io_loop::<PipeOut>(&format!("pipe_out_{name}"), &PipeOut::shape());
+        pipes.push(p);
+        pipe_plugs.push(plug);
     }
     let (caches, cache_plug) = m.io_loop::<CacheAnswers>("cache", &CacheAnswers::shape());
     let input = SchedIn {
@@ -39,18 +39,18 @@ fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::po
             .map(|k| m.input_stream(&format!("sm{k}_req"), &SmReq::SHAPE))
             .collect(),
         cores,
-        slots,
+        slots: pipes,
         caches,
     };
     let out: SchedOut = m.child("scheduler", cfg, input, core_scheduler);
     for (((req, plug), inst), name) in out
         .pipe_req
         .into_iter()
-        .zip(slot_plugs)
+        .zip(pipe_plugs)
         .zip(&cfg.pipes)
         .zip(&names)
     {
-        plug.connect(pipe_slot(m, &format!("pipe_{name}"), inst, req));
+        plug.connect(pbru_pipe(m, &format!("pipe_{name}"), inst, req));
     }
     let icache = m.child("icache", &cfg.icache_cfg(), out.icache, l0_cache);
     let tcache = m.child("tcache", &cfg.tcache_cfg(), out.tcache, l0_cache);
@@ -73,7 +73,7 @@ fn compose(m: &mut Module, cfg: &PbruCfg, cores: Vec<FromCore>) -> Vec<super::po
     out.cores
 }
 
-/// The PBRU without its cores: the scheduler, slots and caches, with each core's side of the
+/// The PBRU without its cores: the scheduler, pipes and caches, with each core's side of the
 /// interface as ports `core{c}_assign` (out), `core{c}_busy` and `core{c}_open` (in), `core{c}_creq` (in),
 /// `core{c}_crsp` (out), `core{c}_stop_valid`, `core{c}_stop_slot`, `core{c}_stop_epoch` (out),
 /// `core{c}_done` (in).
@@ -142,11 +142,10 @@ pub fn pbru_top_with(cfg: &PbruCfg, core: &mut CoreGen<'_>) -> Result<Design, El
     Design::build_with_params("pbru", &format!("{cfg:?}"), |m| pbru_with(m, cfg, core))
 }
 
-/// The PBRU 335, composed of child modules: the [`core_scheduler`] (`scheduler`), one pipeline
-/// slot per instance (`pipe_<kind><i>`: [`pipe_slot`]),
-/// the L0 instruction and texture caches (`icache`, `tcache`:
-/// [`l0_cache`]) and `cfg.cores` processing cores (`core_<c>`: [`pbru_core`]). Ports: see the
-/// module documentation.
+/// The PBRU 335, composed of child modules: the [`core_scheduler`] (`scheduler`), one pipe per
+/// pipeline instance (`pipe_<kind><i>`: [`pbru_pipe`]), the L0 instruction and texture caches
+/// (`icache`, `tcache`: [`l0_cache`]) and `cfg.cores` processing cores (`core_<c>`:
+/// [`pbru_core`]). Ports: see the module documentation.
 ///
 /// * **Protocol:** every port keeps the rendergen stream rules; nothing is dropped; SM priority
 ///   per instance, round-robin among cores, results by tag (see [`core_scheduler`]).

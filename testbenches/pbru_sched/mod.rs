@@ -1,5 +1,5 @@
 //! Testbenches of the PBRU core scheduler (`pbru.md` §4, §9.4; D3), run on `pbru_shell`: the
-//! scheduler with its pipeline slots and L0 caches, the testbench playing the cores, the SM,
+//! scheduler with its pipes and L0 caches, the testbench playing the cores, the SM,
 //! the TTU and the L1.
 //!
 //! [`Tb`] resolves every port once; a cycle drives every agent, samples every agent, steps the

@@ -21,7 +21,7 @@ fn sm_request_to_an_instance_without_credit_waits() {
     tb.sm_resp[0] = StreamSink::new(&tb.sim, "sm0_resp", 2)
         .unwrap()
         .stall_prob(1.0);
-    // Slot depth (= credits) of a latency-1 test pipeline is 3; send twice as many.
+    // Pipe depth (= credits) of a latency-1 test pipeline is 3; send twice as many.
     let n = 6u64;
     for i in 0..n {
         tb.send_sm(0, 0, GGX, 0, &[i as u32 + 1; 10], 200 + i);

@@ -4,9 +4,9 @@
 //! format = `bw | bh << 4 | mips << 8`; results `r[0]` the block address (block units), `r[1]`
 //! tx, `r[2]` ty, `r[3]` 0.
 
-use super::{slot_around, word};
+use super::{pipe_around, word};
 use crate::astc::a::{astc_a, AddrReq, AstcACfg};
-use crate::pbru::ports::{PipeReq, PipeResp, SlotOut, TAG_W};
+use crate::pbru::ports::{PipeOut, PipeReq, PipeResp, TAG_W};
 use crate::stream::pipe::map;
 use rendergen_hdl::{cat_lsb_first, Module, Stream};
 
@@ -17,7 +17,7 @@ fn a_cfg() -> AstcACfg {
     }
 }
 
-/// Slot latency of ASTC_A (its own latency + the output FIFO's cycle).
+/// Pipe latency of ASTC_A (its own latency + the output FIFO's cycle).
 pub fn astc_a_latency() -> u32 {
     a_cfg().latency() + 1
 }
@@ -51,8 +51,7 @@ pub fn astc_a_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
     })
 }
 
-/// The slot of the ASTC_A pipeline ([`pipe_slot`](super::pipe_slot) for a real ASTC_A), as its
-/// own module.
-pub fn astc_a_slot(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> SlotOut {
-    slot_around(m, astc_a_latency() + 2, req, astc_a_unit)
+/// The pipe of ASTC_A ([`pbru_pipe`](super::pbru_pipe) for a real ASTC_A), as its own module.
+pub fn astc_a_pipe(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> PipeOut {
+    pipe_around(m, astc_a_latency() + 2, req, astc_a_unit)
 }

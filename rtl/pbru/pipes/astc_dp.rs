@@ -1,15 +1,15 @@
 //! The adapter from the generic [`PipeReq`]/[`PipeResp`] words to ASTC_DP (`pbru.md`
-//! §5.3–5.4; the ISA's TEX_DP). Request words as the slot receives them (see
-//! [`ports`](crate::pbru::ports), "ASTC_DP slot requests"): `a[0..4]` the 128-bit block (`a[0]` =
+//! §5.3–5.4; the ISA's TEX_DP). Request words as the pipe receives them (see
+//! [`ports`](crate::pbru::ports), "ASTC_DP pipe requests"): `a[0..4]` the 128-bit block (`a[0]` =
 //! block bits 31..0), `a[4]` tx, `a[5]` ty, `a[6]` format; `imm` the profile (0 LDR linear, 1 LDR
 //! sRGB, 2 HDR). Results R, G, B, A in Q16.16: a UNORM16 channel `c` becomes `c + (c >> 15)`
 //! (0xFFFF is exactly 1.0; sRGB channels are the decoder's 8-bit value × 257), an HDR FP16
 //! channel is converted exactly, truncated toward zero and saturated to `[−2^31, 2^31 − 1]`
 //! (infinities saturate by their sign, NaN is 0), as the golden model's `fp16_to_q16`.
 
-use super::{slot_around, word};
+use super::{pipe_around, word};
 use crate::astc::dp::{astc_dp, DpCfg, DpReq, DpResp, LATENCY as DP_LATENCY};
-use crate::pbru::ports::{PipeReq, PipeResp, SlotOut, TAG_W};
+use crate::pbru::ports::{PipeOut, PipeReq, PipeResp, TAG_W};
 use crate::stream::pipe::map;
 use rendergen_hdl::{cat, cat_lsb_first, Module, Sig, Stream};
 
@@ -20,7 +20,7 @@ fn dp_cfg() -> DpCfg {
     }
 }
 
-/// Slot latency of ASTC_DP.
+/// Pipe latency of ASTC_DP (its own latency + the output FIFO's cycle).
 pub fn astc_dp_latency() -> u32 {
     DP_LATENCY as u32 + 1
 }
@@ -58,10 +58,9 @@ pub fn astc_dp_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
     })
 }
 
-/// The slot of the ASTC_DP pipeline ([`pipe_slot`](super::pipe_slot) for a real ASTC_DP), as its
-/// own module.
-pub fn astc_dp_slot(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> SlotOut {
-    slot_around(m, astc_dp_latency() + 2, req, astc_dp_unit)
+/// The pipe of ASTC_DP ([`pbru_pipe`](super::pbru_pipe) for a real ASTC_DP), as its own module.
+pub fn astc_dp_pipe(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> PipeOut {
+    pipe_around(m, astc_dp_latency() + 2, req, astc_dp_unit)
 }
 
 /// FP16 → Q16.16, truncated toward zero, saturated (see the module documentation).

@@ -1,28 +1,29 @@
-//! Pipeline slots: one fixed-function pipeline instance behind the generic [`PipeReq`] /
-//! [`PipeResp`] streams (`pbru.md` §5.1, §9.2 `ff_pipe_shell`; D2).
+//! Pipes: one fixed-function pipeline instance behind the generic [`PipeReq`] / [`PipeResp`]
+//! streams (`pbru.md` §5.1, §9.2 `ff_pipe_shell`; D2), each its own module beside the scheduler.
 //!
-//! A slot is the function unit followed by an output FIFO of `latency + 2` entries, and a credit
+//! A pipe is the function unit followed by an output FIFO of `latency + 2` entries, and a credit
 //! counter of the same size: a request is accepted only while a credit is held, so a result always
 //! finds room and the unit itself never stalls. One file per kind of unit: [`astc_a`] and
 //! [`astc_dp`] (the adapters from the generic words to the ASTC pipelines) and [`test`] (the
-//! contract's test pipeline).
+//! contract's test pipeline). ("Slot" is kept for a core's ray slot; a pipeline instance is a
+//! pipe.)
 
 pub mod astc_a;
 pub mod astc_dp;
 pub mod test;
 
-use super::ports::{PipeInst, PipeReq, PipeResp, SlotOut};
+use super::ports::{PipeInst, PipeOut, PipeReq, PipeResp};
 use crate::stream::credit::credit_counter;
 use crate::stream::fifo::{fifo, FifoCfg};
-use astc_a::{astc_a_latency, astc_a_slot};
-use astc_dp::{astc_dp_latency, astc_dp_slot};
+use astc_a::{astc_a_latency, astc_a_pipe};
+use astc_dp::{astc_dp_latency, astc_dp_pipe};
 use rendergen_hdl::{Module, Sig, Stream};
 use rendergen_isa::PipeKind;
-use test::test_pipe_slot;
+use test::test_pipe;
 
-/// Cycles from a request's transfer into the slot to its result's first valid cycle at
-/// [`SlotOut::resp`] (no back-pressure).
-pub fn slot_latency(inst: &PipeInst) -> u32 {
+/// Cycles from a request's transfer into the pipe to its result's first valid cycle at
+/// [`PipeOut::resp`] (no back-pressure).
+pub fn pipe_latency(inst: &PipeInst) -> u32 {
     match (inst.test_latency, inst.kind) {
         (Some(l), _) => l.max(1),
         (None, PipeKind::AstcA) => astc_a_latency(),
@@ -32,17 +33,17 @@ pub fn slot_latency(inst: &PipeInst) -> u32 {
     }
 }
 
-/// Output-FIFO entries (= credits) of a slot: enough for initiation interval 1.
-pub fn slot_depth(inst: &PipeInst) -> u32 {
-    slot_latency(inst) + 2
+/// Output-FIFO entries (= credits) of a pipe: enough for initiation interval 1.
+pub fn pipe_depth(inst: &PipeInst) -> u32 {
+    pipe_latency(inst) + 2
 }
 
-/// One pipeline instance in a slot: the unit for `inst` (ASTC_A, ASTC_DP, or the test pipeline
+/// The pipe of one pipeline instance: the unit for `inst` (ASTC_A, ASTC_DP, or the test pipeline
 /// when `inst.test_latency` is set or the unit is not built yet), then the output FIFO.
 ///
 /// * **Protocol:** `req` and `resp` keep the stream rules; results leave in request order with
 ///   the tag unchanged; nothing is dropped. `req.ready` is the credit flag.
-/// * **Timing:** latency [`slot_latency`], initiation interval 1 while `resp` is taken;
+/// * **Timing:** latency [`pipe_latency`], initiation interval 1 while `resp` is taken;
 ///   `req.ready` is a register (no combinational path from any input to `req.ready`); the
 ///   output is the FIFO's head (combinational read, no path from `req` to `resp`).
 /// * **Parameters:** [`PipeInst`]: `kind`, `test_latency` 1..=64 (0 counts as 1).
@@ -50,39 +51,39 @@ pub fn slot_depth(inst: &PipeInst) -> u32 {
 ///   pipeline adds `(latency − 1) × 153` flops.
 /// * **Errors:** a `req` of another shape than [`PipeReq::SHAPE`] (elaboration).
 ///
-/// Built as the child module `name` of `m`, whose module is [`astc_a_slot`], [`astc_dp_slot`]
-/// or [`test_pipe_slot`] (one definition per latency).
-pub fn pipe_slot(m: &mut Module, name: &str, inst: &PipeInst, req: Stream<PipeReq>) -> SlotOut {
+/// Built as the child module `name` of `m`, whose module is [`astc_a_pipe`], [`astc_dp_pipe`]
+/// or [`test_pipe`] (one definition per latency).
+pub fn pbru_pipe(m: &mut Module, name: &str, inst: &PipeInst, req: Stream<PipeReq>) -> PipeOut {
     match (inst.test_latency, inst.kind) {
-        (None, PipeKind::AstcA) => m.child(name, &(), req, astc_a_slot),
-        (None, PipeKind::AstcDp) => m.child(name, &(), req, astc_dp_slot),
-        _ => m.child(name, &slot_latency(inst), req, test_pipe_slot),
+        (None, PipeKind::AstcA) => m.child(name, &(), req, astc_a_pipe),
+        (None, PipeKind::AstcDp) => m.child(name, &(), req, astc_dp_pipe),
+        _ => m.child(name, &pipe_latency(inst), req, test_pipe),
     }
 }
 
 /// The credit counter and output FIFO of `depth` entries around `unit`.
-fn slot_around(
+fn pipe_around(
     m: &mut Module,
     depth: u32,
     req: Stream<PipeReq>,
     unit: impl FnOnce(&mut Module, Stream<PipeReq>) -> Stream<PipeResp>,
-) -> SlotOut {
+) -> PipeOut {
     let (valid, data, ready) = req.split();
-    let give = m.wire("slot_give", 1);
-    let take = m.wire("slot_take", 1);
+    let give = m.wire("pipe_give", 1);
+    let take = m.wire("pipe_take", 1);
     let credits = credit_counter(m, depth, take.sig(), give.sig());
     // The unit sees the request only while a credit is held, so its output never waits.
     let (unit_req, unit_ready) = Stream::offer(m, "unit_req", valid & credits.available, data);
     let out = unit(m, unit_req);
-    let accept_ok = (credits.available & unit_ready).named("slot_accept_ok");
+    let accept_ok = (credits.available & unit_ready).named("pipe_accept_ok");
     ready.drive(accept_ok);
     take.drive(valid & accept_ok);
     let q = fifo(m, &FifoCfg { depth }, out);
     let (pv, pd, pr) = q.pop.split();
-    let (resp, resp_ready) = Stream::offer(m, "slot_resp", pv, pd);
+    let (resp, resp_ready) = Stream::offer(m, "pipe_resp", pv, pd);
     pr.drive(resp_ready);
     give.drive(pv & resp_ready);
-    SlotOut {
+    PipeOut {
         resp,
         busy: credits.count.ne(depth as u64),
     }

@@ -2,26 +2,26 @@
 //! function of the request words at a configurable latency, standing in for the shading units
 //! that are not built yet.
 
-use super::slot_around;
-use crate::pbru::ports::{PipeReq, PipeResp, SlotOut, RESULTS_W, TAG_W};
+use super::pipe_around;
+use crate::pbru::ports::{PipeOut, PipeReq, PipeResp, RESULTS_W, TAG_W};
 use rendergen_hdl::{cat_lsb_first, lut, Module, Sig, Stream};
 use rendergen_isa::Opcode;
 
-/// The slot of a test pipeline of `latency` cycles ([`pipe_slot`](super::pipe_slot) with
+/// The pipe of a test pipeline of `latency` cycles ([`pbru_pipe`](super::pbru_pipe) with
 /// `test_latency`), as its own module.
-pub fn test_pipe_slot(m: &mut Module, latency: &u32, req: Stream<PipeReq>) -> SlotOut {
+pub fn test_pipe(m: &mut Module, latency: &u32, req: Stream<PipeReq>) -> PipeOut {
     let latency = (*latency).max(1);
-    slot_around(m, latency + 2, req, |m, r| test_pipe(m, latency, r))
+    pipe_around(m, latency + 2, req, |m, r| test_unit(m, latency, r))
 }
 
 /// The contract's test function, one request per clock, fixed latency `latency` (≥ 1; the
 /// output FIFO provides the last cycle): result word `i < op.pushes()` =
 /// `Σ_{j < op.pops()} (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm` (wrapping); other words 0.
 ///
-/// * **Timing:** `latency − 1` register stages here; `req.ready` is constant 1 (the slot's
+/// * **Timing:** `latency − 1` register stages here; `req.ready` is constant 1 (the pipe's
 ///   credits keep the FIFO from overflowing).
 /// * **Cost:** `(latency − 1) × (1 + 128 + 24)` flops; ten constant multiplies and adds.
-pub fn test_pipe(m: &mut Module, latency: u32, req: Stream<PipeReq>) -> Stream<PipeResp> {
+pub fn test_unit(m: &mut Module, latency: u32, req: Stream<PipeReq>) -> Stream<PipeResp> {
     let (valid, d, ready) = req.split();
     ready.drive(m.lit(1, 1));
     let result = test_function(m, &d);
@@ -41,7 +41,7 @@ pub fn test_pipe(m: &mut Module, latency: u32, req: Stream<PipeReq>) -> Stream<P
     out
 }
 
-/// The combinational test function of a request (see [`test_pipe`]).
+/// The combinational test function of a request (see [`test_unit`]).
 pub fn test_function(m: &mut Module, d: &PipeReq) -> Sig {
     let pops: Vec<u64> = (0..=255u8)
         .map(|b| Opcode::from_byte(b).map_or(0, |o| o.pops() as u64))

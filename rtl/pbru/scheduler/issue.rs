@@ -54,7 +54,7 @@ pub fn sm_lanes(m: &mut Module, cfg: &PbruCfg, sm_reqs: Vec<Stream<SmReq>>) -> V
 }
 
 /// The issue logic of every pipeline instance: returns each instance's request stream (to its
-/// slot, a sibling module) and counters; `slot_busy` is each slot's busy flag.
+/// pipe, a sibling module) and counters; `pipe_busy` is each pipe's busy flag.
 #[name_lets]
 pub fn dispatch(
     m: &mut Module,
@@ -62,7 +62,7 @@ pub fn dispatch(
     sm_reqs: Vec<Stream<SmReq>>,
     entries: &[Entry],
     ctl: &mut EntryCtl,
-    slot_busy: &[Sig],
+    pipe_busy: &[Sig],
 ) -> (Vec<Stream<PipeReq>>, Vec<PerfCounters>) {
     let e_n = entries.len() as u32;
     let entry_reqs: Vec<Sig> = entries
@@ -98,7 +98,7 @@ pub fn dispatch(
             .reset(1 << (e_n - 1));
         last_ptr.push(r);
     }
-    let mut slots = Vec::new();
+    let mut pipes = Vec::new();
     let mut perf = Vec::new();
     let names = cfg.pipe_names();
     for (i, (lane, inst)) in sm.into_iter().zip(&cfg.pipes).enumerate() {
@@ -154,15 +154,15 @@ pub fn dispatch(
         perf.push(PerfCounters {
             sm_grants: count(m, "sm_grants", sm_valid & accept_ok),
             core_grants: count(m, "core_grants", core_grant),
-            busy: count(m, "busy", slot_busy[i]),
+            busy: count(m, "busy", pipe_busy[i]),
         });
-        slots.push(stream);
+        pipes.push(stream);
     }
     for (t, r) in last_ptr.into_iter().enumerate() {
         r.next(new_last[t].unwrap_or(r.q()));
     }
     debug_assert!(clog2(e_n as u64) >= 1);
-    (slots, perf)
+    (pipes, perf)
 }
 
 /// Core issue to an instance is blocked in a cycle with an SM request to it and the

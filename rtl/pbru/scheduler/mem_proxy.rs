@@ -56,7 +56,7 @@ pub struct ProxyOut {
     pub stops: Vec<StopCmd>,
 }
 
-/// The TEX_DP words the ASTC_DP slot takes: block, then tx, ty, format (args words 1..=3).
+/// The TEX_DP words the ASTC_DP pipe takes: block, then tx, ty, format (args words 1..=3).
 #[name_lets]
 fn dp_args(m: &mut Module, args: Sig, block: Sig) -> Sig {
     let w = |i: u32| args.slice(32 * i, 32);

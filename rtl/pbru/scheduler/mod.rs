@@ -1,5 +1,5 @@
 //! The core scheduler 420 (`pbru.md` §4, §9.2 `core_scheduler`; D2–D3). Its siblings in the
-//! PBRU top are the pipeline slots ([`crate::pbru::pipes`]), the L0 caches
+//! PBRU top are the pipes ([`crate::pbru::pipes`]), the L0 caches
 //! ([`crate::pbru::cache`]) and the cores: it sends them requests and takes their answers
 //! through [`SchedOut`] and [`SchedIn`].
 //!
@@ -16,14 +16,14 @@ pub mod route;
 pub use mem_proxy::{CacheAnswers, CacheAnswersShape};
 
 use crate::pbru::ports::{
-    CacheIn, FromCore, L1Req, L1Resp, PbruCfg, PerfCounters, PipeReq, RayIn, RayOut, SlotOut,
+    CacheIn, FromCore, L1Req, L1Resp, PbruCfg, PerfCounters, PipeOut, PipeReq, RayIn, RayOut,
     SmReq, SmResp, ToCore,
 };
 use rendergen_hdl::{name_lets, Io, Module, Stream};
 use rendergen_isa::PipeKind;
 
-/// The scheduler's inputs: the outside streams, and what its sibling units (cores, pipeline
-/// slots, caches) give it.
+/// The scheduler's inputs: the outside streams, and what its sibling units (cores, pipes,
+/// caches) give it.
 #[derive(Io)]
 pub struct SchedIn {
     /// Rays from the SM.
@@ -36,8 +36,9 @@ pub struct SchedIn {
     pub sm_req: Vec<Stream<SmReq>>,
     /// Per core.
     pub cores: Vec<FromCore>,
-    /// Per pipeline instance, in `cfg.pipes` order: results and busy flag of its slot.
-    pub slots: Vec<SlotOut>,
+    /// Per pipeline instance, in `cfg.pipes` order: results and busy flag of its pipe. (The
+    /// field keeps its old name so that the scheduler's Verilog ports `slots_<i>_*` stay.)
+    pub slots: Vec<PipeOut>,
     /// The L0 caches' answers.
     pub caches: CacheAnswers,
 }
@@ -55,7 +56,7 @@ pub struct SchedOut {
     pub sm_resp: Vec<Stream<SmResp>>,
     /// Per core.
     pub cores: Vec<ToCore>,
-    /// Per pipeline instance, in `cfg.pipes` order: requests to its slot.
+    /// Per pipeline instance, in `cfg.pipes` order: requests to its pipe.
     pub pipe_req: Vec<Stream<PipeReq>>,
     /// Lookups and fill of the L0 instruction cache.
     pub icache: CacheIn,
@@ -79,10 +80,10 @@ pub struct SchedOut {
 ///   rays to the TTU, others by `ret_dst`.
 /// * **Timing:** a core request is registered in its (core, slot) entry the cycle it
 ///   transfers; a pipeline request issues from the entry at the earliest the next cycle, so
-///   the core-to-result latency is `1 + slot latency` plus routing (0 cycles: the slot's FIFO
+///   the core-to-result latency is `1 + pipe latency` plus routing (0 cycles: the pipe's FIFO
 ///   head goes combinationally through the round-robin arbiter to `crsp`). An SM request
-///   enters its instance the cycle it is presented (if the slot has a credit): SM-to-result
-///   latency = the slot latency. The memory proxy serves up to three entries per cycle (an
+///   enters its instance the cycle it is presented (if the pipe has a credit): SM-to-result
+///   latency = the pipe latency. The memory proxy serves up to three entries per cycle (an
 ///   IFETCH, a TEXREAD and a TEX_DP block read, each round-robin); IFETCH/TEXREAD L0 hits are
 ///   answered from a per-core answer register: `crsp` valid 2 cycles after the `creq` transfer
 ///   (entry, proxy lookup). A TEX_DP reads its block in the cycle after its entry is filled
@@ -95,7 +96,7 @@ pub struct SchedOut {
 ///   ≥ 1, caches powers of two, up to 32 instances;
 ///   checked by [`PbruCfg::check`]).
 /// * **Cost:** per (core, slot) entry about 390 flops; per core an answer register (~290
-///   flops); per type a round-robin pointer; per instance three 32-bit counters, its slot;
+///   flops); per type a round-robin pointer; per instance three 32-bit counters (its pipe is a sibling);
 ///   the two caches.
 /// * **Errors:** a pipeline request whose type has no instance waits forever (the core's
 ///   MISS_THRESH does not apply to it); an SM request naming an instance that does not exist
@@ -131,13 +132,13 @@ pub fn core_scheduler(m: &mut Module, cfg: &PbruCfg, input: SchedIn) -> SchedOut
         inline,
     } = m.child("intake", cfg, intake_in, rays::intake);
     let (entries, mut ctl) = entries::collect(m, cfg, creqs, dp_rewrite);
-    let mut slot_busy = Vec::new();
+    let mut pipe_busy = Vec::new();
     let mut results = Vec::new();
-    for s in input.slots {
-        slot_busy.push(s.busy);
-        results.push(s.resp);
+    for p in input.slots {
+        pipe_busy.push(p.busy);
+        results.push(p.resp);
     }
-    let (pipe_req, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl, &slot_busy);
+    let (pipe_req, perf) = issue::dispatch(m, cfg, input.sm_req, &entries, &mut ctl, &pipe_busy);
     let proxy = m.block("proxy", |m| {
         mem_proxy::mem_proxy(
             m,
