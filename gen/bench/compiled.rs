@@ -27,7 +27,7 @@ const RUSTC_FLAGS: [&str; 8] = [
     "2021",
 ];
 
-/// The harness `main`: the protocol of the module docs over the generated slots.
+/// The harness `main`: the protocol of the module docs over the generated places.
 fn harness(g: &Generated) -> String {
     let mut body = String::new();
     for p in &g.inputs {
@@ -36,7 +36,7 @@ fn harness(g: &Generated) -> String {
             writeln!(
                 body,
                 "        v[{}] = rng(&mut st) & {m:#x};",
-                p.slot + k as usize
+                p.place + k as usize
             )
             .unwrap();
         }
@@ -44,7 +44,7 @@ fn harness(g: &Generated) -> String {
     body.push_str("        design::settle(&mut v, &mem);\n");
     for p in &g.outputs {
         for k in 0..p.width.div_ceil(64) {
-            let s = p.slot + k as usize;
+            let s = p.place + k as usize;
             writeln!(body, "        h = (h ^ v[{s}]).wrapping_mul(PRIME);").unwrap();
         }
     }

@@ -1,18 +1,18 @@
 //! A compiled backend: the compiled `Program` the interpreter runs, turned into specialised Rust source.
 //!
 //! [`generate`] compiles a design exactly as [`Simulator::new`] does and prints the program as
-//! straight-line code: every slot of the interpreter's value vector becomes a constant index
-//! into a fixed-size array `[u64; SLOTS]`, constant slots become literals, and there is no
+//! straight-line code: every place of the interpreter's value vector becomes a constant index
+//! into a fixed-size array `[u64; PLACES]`, constant places become literals, and there is no
 //! dispatch. The source defines
 //!
-//! * `SLOTS`, `MEM_WORDS` and `fn new_state() -> (Box<[u64; SLOTS]>, Box<[u64; MEM_WORDS]>)`
+//! * `PLACES`, `MEM_WORDS` and `fn new_state() -> (Box<[u64; PLACES]>, Box<[u64; MEM_WORDS]>)`
 //!   (values and memories at their initial contents);
 //! * `fn settle(v, mem)`: the combinational program (`Program::main`; the observation program is
 //!   not generated, so only ports and state are observable);
 //! * `fn edge(v, mem, rst)`: the clock edge, step for step as the interpreter's
 //!   (`exec::edge`): synchronous reads, memory writes, register loads, synchronous resets.
 //!
-//! A driver writes inputs into the slots of [`Generated::inputs`] (low word first, bits above the
+//! A driver writes inputs into the places of [`Generated::inputs`] (low word first, bits above the
 //! width zero), calls `settle`, reads outputs from [`Generated::outputs`], then calls `edge`:
 //! that is one [`Simulator::step`]. The source needs only `std` and contains no `unsafe`; build it
 //! with `rustc -C opt-level=3` as a module of a harness (the bench harness of `rendergen-gen` does).
@@ -29,7 +29,7 @@ mod wide;
 pub(crate) mod prelude;
 
 use crate::engine::layout;
-use crate::engine::program::{Program, Slot};
+use crate::engine::program::{Place, Program};
 use crate::engine::{SimError, Simulator};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::Design;
@@ -44,13 +44,13 @@ const CHUNK: usize = 3000;
 
 /// A top-level port of a generated design.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PortSlot {
+pub struct PortPlace {
     /// Rust name of the port.
     pub name: String,
     /// Width in bits.
     pub width: u32,
     /// Index of its first word in the value array (`ceil(width / 64)` words).
-    pub slot: usize,
+    pub place: usize,
 }
 
 /// A design compiled to Rust source (see the [module docs](self)).
@@ -59,11 +59,11 @@ pub struct Generated {
     /// The module source: constants, `new_state`, `settle`, `edge` and their helpers.
     pub source: String,
     /// Top-level inputs in declaration order.
-    pub inputs: Vec<PortSlot>,
+    pub inputs: Vec<PortPlace>,
     /// Top-level outputs in declaration order.
-    pub outputs: Vec<PortSlot>,
+    pub outputs: Vec<PortPlace>,
     /// Words of the value array.
-    pub slots: usize,
+    pub places: usize,
     /// Words of the memory array.
     pub mem_words: usize,
 }
@@ -71,19 +71,19 @@ pub struct Generated {
 /// Compiles `design` with the interpreter's compiler and prints the program as Rust source.
 pub fn generate(design: &Design) -> Result<Generated, SimError> {
     let sim = Simulator::new(design)?;
-    let (prog, m, in_slots, out_slots) = sim.compiled();
-    let ports = |infos: &[crate::PortInfo], slots: &[Slot]| -> Vec<PortSlot> {
-        (infos.iter().zip(slots))
-            .map(|(p, s)| PortSlot {
+    let (prog, m, in_places, out_places) = sim.compiled();
+    let ports = |infos: &[crate::PortInfo], places: &[Place]| -> Vec<PortPlace> {
+        (infos.iter().zip(places))
+            .map(|(p, s)| PortPlace {
                 name: p.name.clone(),
                 width: p.width,
-                slot: *s as usize,
+                place: *s as usize,
             })
             .collect()
     };
-    let inputs = ports(sim.inputs(), in_slots);
-    let outputs = ports(sim.outputs(), out_slots);
-    let konst = constant_slots(prog, m.v.len(), &inputs);
+    let inputs = ports(sim.inputs(), in_places);
+    let outputs = ports(sim.outputs(), out_places);
+    let konst = constant_places(prog, m.v.len(), &inputs);
     let mut g = Gen {
         p: prog,
         init: &m.v,
@@ -98,7 +98,7 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
     let (nv, nm) = (m.v.len(), m.mem.len());
     writeln!(
         src,
-        "\n/// Words of the value array.\npub const SLOTS: usize = {nv};"
+        "\n/// Words of the value array.\npub const PLACES: usize = {nv};"
     )
     .unwrap();
     writeln!(
@@ -112,36 +112,36 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
     for (k, body) in chunks.iter().enumerate() {
         writeln!(
             src,
-            "\n#[inline(never)]\nfn settle_{k}(v: &mut [u64; SLOTS], mem: &[u64; MEM_WORDS]) {{"
+            "\n#[inline(never)]\nfn settle_{k}(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {{"
         )
         .unwrap();
         body.iter().for_each(|s| writeln!(src, "    {s}").unwrap());
         src.push_str("}\n");
     }
     src.push_str("\n/// Settles the combinational logic.\n#[inline]\n");
-    src.push_str("pub fn settle(v: &mut [u64; SLOTS], mem: &[u64; MEM_WORDS]) {\n");
+    src.push_str("pub fn settle(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {\n");
     (0..chunks.len()).for_each(|k| writeln!(src, "    settle_{k}(v, mem);").unwrap());
     src.push_str("    let _ = (v, mem);\n}\n");
     src.push_str("\n/// Applies a rising clock edge.\n#[inline]\n");
-    src.push_str("pub fn edge(v: &mut [u64; SLOTS], mem: &mut [u64; MEM_WORDS], rst: bool) {\n");
+    src.push_str("pub fn edge(v: &mut [u64; PLACES], mem: &mut [u64; MEM_WORDS], rst: bool) {\n");
     edge.iter().for_each(|s| writeln!(src, "    {s}").unwrap());
     src.push_str("    let _ = (v, mem, rst);\n}\n");
     Ok(Generated {
         source: src,
         inputs,
         outputs,
-        slots: nv,
+        places: nv,
         mem_words: nm,
     })
 }
 
-/// Slots whose value never changes after compilation: not written by the program or the edge,
+/// Places whose value never changes after compilation: not written by the program or the edge,
 /// and not an input.
-fn constant_slots(p: &Program, n: usize, inputs: &[PortSlot]) -> Vec<bool> {
+fn constant_places(p: &Program, n: usize, inputs: &[PortPlace]) -> Vec<bool> {
     let mut k = vec![true; n];
     let mut clear = |s: usize, words: usize| k[s..s + words].iter_mut().for_each(|x| *x = false);
     for i in inputs {
-        clear(i.slot, words_for(i.width));
+        clear(i.place, words_for(i.width));
     }
     for ins in p.main.iter().chain(&p.obs) {
         layout::dests(p, ins, &mut clear);
@@ -161,7 +161,7 @@ fn constant_slots(p: &Program, n: usize, inputs: &[PortSlot]) -> Vec<bool> {
     k
 }
 
-/// The printer: the program, the initial values and which slots are constant.
+/// The printer: the program, the initial values and which places are constant.
 pub(crate) struct Gen<'a> {
     p: &'a Program,
     init: &'a [u64],
@@ -171,8 +171,8 @@ pub(crate) struct Gen<'a> {
 }
 
 impl Gen<'_> {
-    /// The expression reading slot `s`: a literal when constant.
-    fn r(&self, s: Slot) -> String {
+    /// The expression reading place `s`: a literal when constant.
+    fn r(&self, s: Place) -> String {
         let s = s as usize;
         if self.konst[s] {
             format!("{:#x}u64", self.init[s])
@@ -181,13 +181,13 @@ impl Gen<'_> {
         }
     }
 
-    /// The place expression of slot `s` (written by the program or the edge).
-    fn dst(&self, s: Slot) -> String {
+    /// The assignable expression of place `s` (written by the program or the edge).
+    fn dst(&self, s: Place) -> String {
         format!("v[{s}]")
     }
 
-    /// An array expression of the `n` words at slot `s`.
-    fn rs(&self, s: Slot, n: usize) -> String {
+    /// An array expression of the `n` words at place `s`.
+    fn rs(&self, s: Place, n: usize) -> String {
         let words: Vec<String> = (0..n).map(|i| self.r(s + i as u32)).collect();
         format!("[{}]", words.join(", "))
     }

@@ -23,8 +23,8 @@ pub(super) fn new_state(v: &[u64], mem: &[u64]) -> String {
     let mut s = nonzero("INIT_V", v);
     s += &nonzero("INIT_MEM", mem);
     s += "\n/// The value and memory arrays at their initial contents.\n\
-          pub fn new_state() -> (Box<[u64; SLOTS]>, Box<[u64; MEM_WORDS]>) {\n\
-          \x20   let mut v: Box<[u64; SLOTS]> = vec![0u64; SLOTS].into_boxed_slice().try_into().unwrap();\n\
+          pub fn new_state() -> (Box<[u64; PLACES]>, Box<[u64; MEM_WORDS]>) {\n\
+          \x20   let mut v: Box<[u64; PLACES]> = vec![0u64; PLACES].into_boxed_slice().try_into().unwrap();\n\
           \x20   let mut mem: Box<[u64; MEM_WORDS]> =\n\
           \x20       vec![0u64; MEM_WORDS].into_boxed_slice().try_into().unwrap();\n\
           \x20   for &(i, x) in INIT_V.iter() {\n        v[i] = x;\n    }\n\

@@ -1,4 +1,4 @@
-//! Compiling a flattened netlist into a [`Program`]: liveness, slot allocation, aliasing,
+//! Compiling a flattened netlist into a [`Program`]: liveness, place allocation, aliasing,
 //! constant folding, instruction selection (narrow fast path or multi-word), and staging of the
 //! operands the clock edge reads.
 //!
@@ -6,10 +6,10 @@
 //!   roots of the main program; named signals that reach none of them go to the observation
 //!   program, run only for VCD sampling and `peek_signal`; everything else is dropped.
 //! * **Aliases.** Wires, narrow zero extensions, one-part concatenations and muxes with a
-//!   constant select share a slot with their source.
+//!   constant select share a place with their source.
 //! * **Folding.** A node whose operands are all constant is evaluated once, here.
 //! * **Staging.** An edge operand that is itself state (a register's next value being another
-//!   register's `q`) is copied to a fresh slot at the end of the main program, so the edge can
+//!   register's `q`) is copied to a fresh place at the end of the main program, so the edge can
 //!   update state in any order.
 
 use super::error::SimError;
@@ -33,11 +33,11 @@ pub(super) struct Builder<'a> {
     pub(super) flat: &'a FlatNetlist,
     pub(super) prog: Program,
     pub(super) m: Machine,
-    pub(super) slot: Vec<Slot>,
+    pub(super) place: Vec<Place>,
     pub(super) is_const: Vec<bool>,
-    /// Per slot word: true for register and synchronous-read slots.
+    /// Per place word: true for register and synchronous-read places.
     pub(super) state: Vec<bool>,
-    pub(super) staged: HashMap<NodeId, Slot>,
+    pub(super) staged: HashMap<NodeId, Place>,
 }
 
 /// Compiles `flat`; returns the program and the initial machine state. `named` lists the nodes
@@ -59,20 +59,20 @@ pub(crate) fn compile(
             mem: Vec::new(),
             scratch: vec![0; 2],
         },
-        slot: vec![NONE; n],
+        place: vec![NONE; n],
         is_const: vec![false; n],
         state: Vec::new(),
         staged: HashMap::new(),
     };
     for p in &flat.inputs {
-        b.slot[p.node as usize] = b.alloc(p.width, false);
+        b.place[p.node as usize] = b.alloc(p.width, false);
     }
     for r in &flat.regs {
-        b.slot[r.node as usize] = b.alloc(flat.nodes[r.node as usize].width, true);
+        b.place[r.node as usize] = b.alloc(flat.nodes[r.node as usize].width, true);
     }
     for mem in &flat.mems {
         for rp in mem.reads.iter().filter(|r| r.sync) {
-            b.slot[rp.node as usize] = b.alloc(mem.width, true);
+            b.place[rp.node as usize] = b.alloc(mem.width, true);
         }
     }
     for &id in &order {
@@ -83,20 +83,20 @@ pub(crate) fn compile(
         } else {
             continue;
         };
-        if b.slot[id as usize] == NONE {
+        if b.place[id as usize] == NONE {
             b.node(id, sink);
         }
     }
     b.state_elements();
     let mut seen = vec![false; b.m.v.len()];
     let ids = named.iter().chain(flat.outputs.iter().map(|p| &p.node));
-    for &s in ids.map(|id| &b.slot[*id as usize]).filter(|s| **s != NONE) {
+    for &s in ids.map(|id| &b.place[*id as usize]).filter(|s| **s != NONE) {
         seen[s as usize] = true;
     }
     let main = std::mem::take(&mut b.prog.main);
     let main = fuse::fuse(&b.prog, main, &seen);
     b.prog.main = schedule::levelise(&mut b.prog, main);
-    b.prog.node_slot = b.slot;
+    b.prog.node_place = b.place;
     layout::renumber(&mut b.prog, &mut b.m);
     runs::form(&mut b.prog);
     schedule::validate(&b.prog, &b.prog.main, b.m.v.len());
@@ -143,7 +143,7 @@ fn liveness(flat: &FlatNetlist, order: &[NodeId]) -> (Vec<bool>, Vec<bool>) {
 }
 
 impl Builder<'_> {
-    pub(super) fn alloc(&mut self, width: u32, state: bool) -> Slot {
+    pub(super) fn alloc(&mut self, width: u32, state: bool) -> Place {
         let s = self.m.v.len();
         let n = words_for(width);
         self.m.v.resize(s + n, 0);
@@ -151,7 +151,7 @@ impl Builder<'_> {
         if n > self.m.scratch.len() {
             self.m.scratch.resize(n, 0);
         }
-        s as Slot
+        s as Place
     }
 
     pub(super) fn width(&self, id: NodeId) -> u32 {
@@ -174,10 +174,10 @@ impl Builder<'_> {
         self.emit(Ins::Wide(self.prog.wide.len() as u32 - 1), sink);
     }
 
-    /// A narrow slot holding `id` as an index (saturated to `u64::MAX` if it does not fit).
-    pub(super) fn index(&mut self, id: NodeId, sink: Sink) -> Slot {
+    /// A narrow place holding `id` as an index (saturated to `u64::MAX` if it does not fit).
+    pub(super) fn index(&mut self, id: NodeId, sink: Sink) -> Place {
         let w = self.width(id);
-        let a = self.slot[id as usize];
+        let a = self.place[id as usize];
         if w <= 64 {
             return a;
         }
@@ -188,7 +188,7 @@ impl Builder<'_> {
     }
 
     pub(super) fn alias(&mut self, id: NodeId, to: NodeId) {
-        self.slot[id as usize] = self.slot[to as usize];
+        self.place[id as usize] = self.place[to as usize];
         self.is_const[id as usize] = self.is_const[to as usize];
     }
 }

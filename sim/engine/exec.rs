@@ -7,7 +7,7 @@ use super::{strided, wide};
 /// The mutable state of a simulation: signal values, memory contents, scratch space.
 #[derive(Clone, Debug)]
 pub(crate) struct Machine {
-    /// Signal values, indexed by slot.
+    /// Signal values, indexed by place.
     pub v: Vec<u64>,
     /// Memory contents of all memories.
     pub mem: Vec<u64>,
@@ -26,12 +26,12 @@ fn mem_index(m: &MemInfo, addr: u64) -> Option<usize> {
     (addr < m.depth).then(|| m.base + addr as usize * m.words as usize)
 }
 
-// Unchecked slot access.
+// Unchecked place access.
 //
-// SAFETY (for `ld` and `st`): they are only called from `eval` with slots taken from the
+// SAFETY (for `ld` and `st`): they are only called from `eval` with places taken from the
 // instructions of a `Program` (directly or through `Program::batch` / `Program::sel_tab`) and
 // `v` the value vector of the `Machine` compiled together with it. `compile` ends by calling
-// `schedule::validate`, which asserts (panicking otherwise) that every such slot is
+// `schedule::validate`, which asserts (panicking otherwise) that every such place is
 // `< v.len()`, and that every batch and select range lies inside its table. The value vector is
 // never resized after compilation (the simulator only writes through existing indices), and the
 // program is immutable, so the bound proved at construction holds for every call.
@@ -185,7 +185,7 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
 
 /// Applies a rising clock edge: synchronous reads (read-first), memory writes (later port
 /// wins), register loads, then synchronous resets when `rst` is high. Every operand read here is
-/// a combinational or input slot, which the edge does not modify (the compiler stages state
+/// a combinational or input place, which the edge does not modify (the compiler stages state
 /// operands), so the order of updates cannot leak into the result.
 pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
     let v = &mut m.v[..];

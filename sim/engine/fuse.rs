@@ -3,19 +3,19 @@
 //! [`Ins::XorSlice`]. One instruction (and, in a batch, one pass over the value vector) fewer
 //! per pair.
 //!
-//! The intermediate slot must be read exactly once in the whole program (main and observation
+//! The intermediate place must be read exactly once in the whole program (main and observation
 //! programs, clock edge) and must not be observable (an output or a named signal, which `peek`
 //! and the VCD read). Fusion runs before scheduling, on a topological order: the fused
-//! instruction takes the consumer's place, where the producer's operands are already computed.
+//! instruction takes the consumer's position, where the producer's operands are already computed.
 
-use super::program::{Ins, Program, Slot, NONE};
+use super::program::{Ins, Place, Program, NONE};
 use super::schedule::operands;
 
-/// Fuses the pairs of `code` (the main program, in topological order). `seen[s]` marks slots
+/// Fuses the pairs of `code` (the main program, in topological order). `seen[s]` marks places
 /// read from outside the program (outputs, named signals).
 pub(crate) fn fuse(p: &Program, code: Vec<Ins>, seen: &[bool]) -> Vec<Ins> {
     let mut reads = vec![0u32; seen.len()];
-    let mut count = |s: Slot| {
+    let mut count = |s: Place| {
         if s != NONE {
             reads[s as usize] += 1;
         }
@@ -33,18 +33,18 @@ pub(crate) fn fuse(p: &Program, code: Vec<Ins>, seen: &[bool]) -> Vec<Ins> {
     for w in &p.writes {
         [w.en, w.addr, w.data].into_iter().for_each(&mut count);
     }
-    // Index in `code` of the instruction writing each slot, for the producers of interest.
+    // Index in `code` of the instruction writing each place, for the producers of interest.
     let mut producer = vec![u32::MAX; seen.len()];
     for (i, ins) in code.iter().enumerate() {
         if let Ins::Mul { d, .. } | Ins::Slice { d, .. } = *ins {
             producer[d as usize] = i as u32;
         }
     }
-    let private = |s: Slot| !seen[s as usize] && reads[s as usize] == 1;
+    let private = |s: Place| !seen[s as usize] && reads[s as usize] == 1;
     let mut gone = vec![false; code.len()];
     let mut out = code.clone();
     for (i, ins) in code.iter().enumerate() {
-        let fused = |x: Slot| {
+        let fused = |x: Place| {
             let j = producer[x as usize];
             (j != u32::MAX && private(x) && !gone[j as usize])
                 .then(|| (j as usize, code[j as usize]))

@@ -1,4 +1,4 @@
-//! Slot renumbering. After scheduling, the slots are renumbered so that values the program does
+//! Place renumbering. After scheduling, the places are renumbered so that values the program does
 //! not compute (inputs, state, constants, observation-only values) come first, in their
 //! original order, followed by the computed values in the order the main program first writes
 //! them. A batch of one operation then writes neighbouring words, and when its operands were
@@ -9,12 +9,12 @@
 //! The compiled backend ([`crate::codegen`]) prints the program with this numbering as is.
 
 use super::exec::Machine;
-use super::program::{Ins, Program, Slot, WideOp, NONE};
+use super::place_visit::{ins_places, wide_places};
+use super::program::{Ins, Place, Program, WideOp, NONE};
 use super::schedule;
-use super::slot_visit::{ins_slots, wide_slots};
 use rendergen_hdl::bits::words_for;
 
-/// Calls `f(slot, words)` for every destination `ins` writes.
+/// Calls `f(place, words)` for every destination `ins` writes.
 pub(crate) fn dests(p: &Program, ins: &Ins, f: &mut impl FnMut(usize, usize)) {
     match *ins {
         Ins::Wide(i) => {
@@ -34,7 +34,7 @@ pub(crate) fn dests(p: &Program, ins: &Ins, f: &mut impl FnMut(usize, usize)) {
     }
 }
 
-/// Destination slot and word count of a multi-word operation.
+/// Destination place and word count of a multi-word operation.
 pub(crate) fn wide_dest(p: &Program, op: &WideOp) -> (u32, usize) {
     match *op {
         WideOp::Copy { d, n, .. } | WideOp::Mux { d, n, .. } => (d, n as usize),
@@ -49,8 +49,8 @@ pub(crate) fn wide_dest(p: &Program, op: &WideOp) -> (u32, usize) {
     }
 }
 
-/// The new index of every slot of a value vector of `n` words (see the [module docs](self)).
-fn numbering(p: &Program, n: usize) -> Vec<Slot> {
+/// The new index of every place of a value vector of `n` words (see the [module docs](self)).
+fn numbering(p: &Program, n: usize) -> Vec<Place> {
     let mut computed = vec![false; n];
     let mut order = Vec::new();
     for ins in &p.main {
@@ -73,11 +73,11 @@ fn numbering(p: &Program, n: usize) -> Vec<Slot> {
     map
 }
 
-/// Renumbers every slot of `p` and permutes the value vector of `m` accordingly. Must run
+/// Renumbers every place of `p` and permutes the value vector of `m` accordingly. Must run
 /// before batches become runs (runs are not renumbered).
 pub(crate) fn renumber(p: &mut Program, m: &mut Machine) {
     let map = numbering(p, m.v.len());
-    let f = |s: Slot| if s == NONE { NONE } else { map[s as usize] };
+    let f = |s: Place| if s == NONE { NONE } else { map[s as usize] };
     let mut v = vec![0; m.v.len()];
     for (old, new) in map.iter().enumerate() {
         v[*new as usize] = m.v[old];
@@ -87,15 +87,15 @@ pub(crate) fn renumber(p: &mut Program, m: &mut Machine) {
     let mut obs = std::mem::take(&mut p.obs);
     main.iter_mut().chain(&mut obs).for_each(|i| map_ins(i, f));
     (p.main, p.obs) = (main, obs);
-    // A batch knows its kind only from its instruction; entry `c` is a slot for some kinds.
-    let mut c_slot = vec![false; p.batch.len()];
+    // A batch knows its kind only from its instruction; entry `c` is a place for some kinds.
+    let mut c_place = vec![false; p.batch.len()];
     for ins in &p.main {
         if let Ins::Batch { op, start, n, .. } = *ins {
-            c_slot[start as usize..(start + n) as usize].fill(op.reads() == 3);
+            c_place[start as usize..(start + n) as usize].fill(op.reads() == 3);
         }
     }
-    for (e, c_slot) in p.batch.iter_mut().zip(c_slot) {
-        let c = if c_slot { f(e[3]) } else { e[3] };
+    for (e, c_place) in p.batch.iter_mut().zip(c_place) {
+        let c = if c_place { f(e[3]) } else { e[3] };
         *e = [f(e[0]), f(e[1]), f(e[2]), c];
     }
     p.wide.iter_mut().for_each(|op| map_wide(op, f));
@@ -113,19 +113,19 @@ pub(crate) fn renumber(p: &mut Program, m: &mut Machine) {
     for w in &mut p.writes {
         (w.en, w.addr, w.data) = (f(w.en), f(w.addr), f(w.data));
     }
-    p.node_slot.iter_mut().for_each(|s| *s = f(*s));
+    p.node_place.iter_mut().for_each(|s| *s = f(*s));
 }
 
-/// Applies `f` to every slot of a narrow instruction (batch tables are handled by the caller).
-fn map_ins(ins: &mut Ins, f: impl Fn(Slot) -> Slot) {
+/// Applies `f` to every place of a narrow instruction (batch tables are handled by the caller).
+fn map_ins(ins: &mut Ins, f: impl Fn(Place) -> Place) {
     assert!(
         !matches!(ins, Ins::Run { .. }),
         "runs are formed after renumbering"
     );
-    ins_slots(ins, &mut |s| *s = f(*s));
+    ins_places(ins, &mut |s| *s = f(*s));
 }
 
-/// Applies `f` to every slot of a multi-word operation.
-fn map_wide(op: &mut WideOp, f: impl Fn(Slot) -> Slot) {
-    wide_slots(op, &mut |s| *s = f(*s));
+/// Applies `f` to every place of a multi-word operation.
+fn map_wide(op: &mut WideOp, f: impl Fn(Place) -> Place) {
+    wide_places(op, &mut |s| *s = f(*s));
 }

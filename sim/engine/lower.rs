@@ -7,7 +7,7 @@ use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::{BinOp, NodeId, Op, UnOp};
 
 impl Builder<'_> {
-    /// Compiles one live node that has no slot yet.
+    /// Compiles one live node that has no place yet.
     pub(super) fn node(&mut self, id: NodeId, sink: Sink) {
         let node = &self.flat.nodes[id as usize];
         let w = node.width;
@@ -19,14 +19,14 @@ impl Builder<'_> {
         });
         let pure = !matches!(node.op, Op::MemRead { .. });
         let sink = if all_const && pure { Sink::Const } else { sink };
-        let sl = |b: &Self, x: NodeId| b.slot[x as usize];
+        let sl = |b: &Self, x: NodeId| b.place[x as usize];
         match &node.op {
             Op::Const(bits) => {
                 let d = self.alloc(w, false);
                 let words = bits.resized(w);
                 let n = words.words().len();
                 self.m.v[d as usize..d as usize + n].copy_from_slice(words.words());
-                self.slot[id as usize] = d;
+                self.place[id as usize] = d;
                 self.is_const[id as usize] = true;
                 return;
             }
@@ -47,7 +47,7 @@ impl Builder<'_> {
             _ => {}
         }
         let d = self.alloc(w, false);
-        self.slot[id as usize] = d;
+        self.place[id as usize] = d;
         self.is_const[id as usize] = sink == Sink::Const;
         let narrow = w <= 64 && widest <= 64;
         let wb = w as u8;
@@ -181,16 +181,16 @@ impl Builder<'_> {
                 default,
             } => {
                 let idx = self.index(index, sink);
-                let mut slots: Vec<Slot> = cases.iter().map(|c| sl(self, *c)).collect();
+                let mut places: Vec<Place> = cases.iter().map(|c| sl(self, *c)).collect();
                 let default = sl(self, default);
                 let n = cases.len() as u32;
                 if w <= 64 {
                     let start = self.prog.sel_tab.len() as u32;
-                    slots.push(default);
-                    self.prog.sel_tab.extend(slots);
+                    places.push(default);
+                    self.prog.sel_tab.extend(places);
                     self.emit(Ins::Select { d, idx, start, n }, sink)
                 } else {
-                    let (cases, n) = (slots, words_for(w) as u32);
+                    let (cases, n) = (places, words_for(w) as u32);
                     let op = WideOp::Select {
                         d,
                         idx,
@@ -236,7 +236,7 @@ impl Builder<'_> {
 }
 
 /// The narrow instruction for a binary operation (`w` is the operand width).
-fn binary(op: BinOp, d: Slot, a: Slot, b: Slot, w: u8) -> Ins {
+fn binary(op: BinOp, d: Place, a: Place, b: Place, w: u8) -> Ins {
     match op {
         BinOp::Add => Ins::Add { d, a, b, w },
         BinOp::Sub => Ins::Sub { d, a, b, w },

@@ -1,5 +1,5 @@
 //! The cycle simulator: a [`Design`] is flattened and compiled once into a levelised program
-//! over a flat vector of `u64` slots; `step` then evaluates it and applies the clock edge.
+//! over a flat vector of `u64` places; `step` then evaluates it and applies the clock edge.
 //!
 //! # Cycle semantics
 //! Values poked stay until poked again. [`Simulator::step`] settles combinational logic with the
@@ -39,12 +39,12 @@ mod fuse;
 pub(crate) mod layout;
 mod lower;
 mod names;
+mod place_visit;
 pub(crate) mod program;
 mod records;
 pub(crate) mod runs;
 pub(crate) mod schedule;
 mod simulator;
-mod slot_visit;
 mod state;
 mod strided;
 mod trace;

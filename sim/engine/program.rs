@@ -1,10 +1,11 @@
 //! The compiled evaluation program: what [`compile`](super::compile) produces from a flattened
 //! netlist and what [`exec`](super::exec) interprets.
 //!
-//! Every live signal owns a *slot*: one `u64` word in the value vector for widths ≤ 64, or
+//! Every live signal owns a *place*: one `u64` word in the value vector for widths ≤ 64, or
 //! `ceil(width / 64)` consecutive words for wider signals. Bits above a signal's width are always
 //! zero. Aliases (wires, zero extensions of narrow values, muxes with a constant select) share
-//! their source's slot, so they cost nothing.
+//! their source's place, so they cost nothing. ("Place" is the simulator's word for an index
+//! into the value vector; "slot" is kept for a PBRU core's ray slot.)
 //!
 //! The program is deliberately plain data (no closures, no trait objects): a future backend that
 //! generates specialised code can take a [`Program`] (or the netlist) and replace the interpreter
@@ -13,11 +14,11 @@
 pub(crate) use super::runs::{Batch, Run, Shape};
 use rendergen_hdl::ir::{BinOp, UnOp};
 
-/// Index of a slot (first word of a value) in the value vector.
-pub(crate) type Slot = u32;
+/// Index of a place (first word of a value) in the value vector.
+pub(crate) type Place = u32;
 
-/// Marks "no slot" (a dead node, or an absent enable).
-pub(crate) const NONE: Slot = u32::MAX;
+/// Marks "no place" (a dead node, or an absent enable).
+pub(crate) const NONE: Place = u32::MAX;
 
 /// Mask of the low `w` bits, `1 ≤ w ≤ 64`.
 #[inline(always)]
@@ -25,93 +26,103 @@ pub(crate) fn mask(w: u8) -> u64 {
     u64::MAX >> (64 - w as u32)
 }
 
-/// One instruction of the narrow (≤ 64-bit) fast path. `d` is the destination slot; other
-/// fields are operand slots unless noted; `w` is the result width (or operand width for
+/// One instruction of the narrow (≤ 64-bit) fast path. `d` is the destination place; other
+/// fields are operand places unless noted; `w` is the result width (or operand width for
 /// reductions and signed comparisons).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Ins {
     /// `d = a`.
-    Copy { d: Slot, a: Slot },
+    Copy { d: Place, a: Place },
     /// `d = !a & mask(w)`.
-    Not { d: Slot, a: Slot, w: u8 },
+    Not { d: Place, a: Place, w: u8 },
     /// `d = -a & mask(w)`.
-    Neg { d: Slot, a: Slot, w: u8 },
+    Neg { d: Place, a: Place, w: u8 },
     /// `d = a == mask(w)` (`w` is the operand width).
-    RedAnd { d: Slot, a: Slot, w: u8 },
+    RedAnd { d: Place, a: Place, w: u8 },
     /// `d = a != 0`.
-    RedOr { d: Slot, a: Slot },
+    RedOr { d: Place, a: Place },
     /// `d = parity(a)`.
-    RedXor { d: Slot, a: Slot },
+    RedXor { d: Place, a: Place },
     /// `d = (a + b) & mask(w)`.
-    Add { d: Slot, a: Slot, b: Slot, w: u8 },
+    Add { d: Place, a: Place, b: Place, w: u8 },
     /// `d = (a - b) & mask(w)`.
-    Sub { d: Slot, a: Slot, b: Slot, w: u8 },
+    Sub { d: Place, a: Place, b: Place, w: u8 },
     /// `d = (a * b) & mask(w)`.
-    Mul { d: Slot, a: Slot, b: Slot, w: u8 },
+    Mul { d: Place, a: Place, b: Place, w: u8 },
     /// `d = (a * b + c) & mask(w)` (a product feeding only a sum, fused).
     MulAdd {
-        d: Slot,
-        a: Slot,
-        b: Slot,
-        c: Slot,
+        d: Place,
+        a: Place,
+        b: Place,
+        c: Place,
         w: u8,
     },
     /// `d = a ^ ((b >> lo) & mask(w))` (a slice feeding only an exclusive or, fused).
     XorSlice {
-        d: Slot,
-        a: Slot,
-        b: Slot,
+        d: Place,
+        a: Place,
+        b: Place,
         lo: u8,
         w: u8,
     },
     /// `d = a & b`.
-    And { d: Slot, a: Slot, b: Slot },
+    And { d: Place, a: Place, b: Place },
     /// `d = a | b`.
-    Or { d: Slot, a: Slot, b: Slot },
+    Or { d: Place, a: Place, b: Place },
     /// `d = a ^ b`.
-    Xor { d: Slot, a: Slot, b: Slot },
+    Xor { d: Place, a: Place, b: Place },
     /// `d = (a << b) & mask(w)`, 0 when `b ≥ w`.
-    Shl { d: Slot, a: Slot, b: Slot, w: u8 },
+    Shl { d: Place, a: Place, b: Place, w: u8 },
     /// `d = a >> b`, 0 when `b ≥ w`.
-    Shr { d: Slot, a: Slot, b: Slot, w: u8 },
+    Shr { d: Place, a: Place, b: Place, w: u8 },
     /// Arithmetic `a >> b` at width `w`, sign fill when `b ≥ w`.
-    Sra { d: Slot, a: Slot, b: Slot, w: u8 },
+    Sra { d: Place, a: Place, b: Place, w: u8 },
     /// `d = a == b`.
-    Eq { d: Slot, a: Slot, b: Slot },
+    Eq { d: Place, a: Place, b: Place },
     /// `d = a != b`.
-    Ne { d: Slot, a: Slot, b: Slot },
+    Ne { d: Place, a: Place, b: Place },
     /// `d = a < b` (unsigned).
-    Lt { d: Slot, a: Slot, b: Slot },
+    Lt { d: Place, a: Place, b: Place },
     /// `d = a <= b` (unsigned).
-    Le { d: Slot, a: Slot, b: Slot },
+    Le { d: Place, a: Place, b: Place },
     /// Signed `a < b` at operand width `w`.
-    SLt { d: Slot, a: Slot, b: Slot, w: u8 },
+    SLt { d: Place, a: Place, b: Place, w: u8 },
     /// Signed `a <= b` at operand width `w`.
-    SLe { d: Slot, a: Slot, b: Slot, w: u8 },
+    SLe { d: Place, a: Place, b: Place, w: u8 },
     /// `d = s != 0 ? t : f`.
-    Mux { d: Slot, s: Slot, t: Slot, f: Slot },
+    Mux {
+        d: Place,
+        s: Place,
+        t: Place,
+        f: Place,
+    },
     /// `d = (hi << sh) | lo` (one step of a concatenation).
-    Cat2 { d: Slot, hi: Slot, lo: Slot, sh: u8 },
+    Cat2 {
+        d: Place,
+        hi: Place,
+        lo: Place,
+        sh: u8,
+    },
     /// `d = (a >> lo) & mask(w)`.
-    Slice { d: Slot, a: Slot, lo: u8, w: u8 },
+    Slice { d: Place, a: Place, lo: u8, w: u8 },
     /// Sign extension of the `wa`-bit `a` to `w` bits.
-    Sext { d: Slot, a: Slot, wa: u8, w: u8 },
+    Sext { d: Place, a: Place, wa: u8, w: u8 },
     /// `d = v[sel[start + min(idx, n)]]` (entry `start + n` is the default).
     Select {
-        d: Slot,
-        idx: Slot,
+        d: Place,
+        idx: Place,
         start: u32,
         n: u32,
     },
     /// `d = lut[start + idx]` when `idx < n`, else 0.
     Lut {
-        d: Slot,
-        idx: Slot,
+        d: Place,
+        idx: Place,
         start: u32,
         n: u32,
     },
     /// Combinational read of a one-word memory: `d = mem[addr]`, 0 out of range.
-    MemRd { d: Slot, mem: u32, addr: Slot },
+    MemRd { d: Place, mem: u32, addr: Place },
     /// A multi-word operation: `Program::wide[i]`.
     Wide(u32),
     /// `n` independent instructions of one kind, operands in `Program::batch[start..start + n]`
@@ -122,7 +133,7 @@ pub(crate) enum Ins {
         start: u32,
         n: u32,
     },
-    /// A batch whose operands are neighbouring slots: `Program::runs[run]` (see [`Run`]).
+    /// A batch whose operands are neighbouring places: `Program::runs[run]` (see [`Run`]).
     Run {
         op: Batch,
         w: u8,
@@ -136,14 +147,14 @@ pub(crate) enum Ins {
 #[derive(Clone, Debug)]
 pub(crate) enum WideOp {
     /// `d = a`, `n` words.
-    Copy { d: Slot, a: Slot, n: u32 },
+    Copy { d: Place, a: Place, n: u32 },
     /// Saturating index: `d = a` if `a` fits 64 bits, else `u64::MAX` (`n` words).
-    Sat { d: Slot, a: Slot, n: u32 },
+    Sat { d: Place, a: Place, n: u32 },
     /// Unary operation; `w` result width, `wa` operand width.
     Un {
         op: UnOp,
-        d: Slot,
-        a: Slot,
+        d: Place,
+        a: Place,
         w: u32,
         wa: u32,
     },
@@ -151,60 +162,60 @@ pub(crate) enum WideOp {
     /// narrow amount for shifts).
     Bin {
         op: BinOp,
-        d: Slot,
-        a: Slot,
-        b: Slot,
+        d: Place,
+        a: Place,
+        b: Place,
         w: u32,
         wa: u32,
     },
     /// `d = s ? t : f`, `n` words.
     Mux {
-        d: Slot,
-        s: Slot,
-        t: Slot,
-        f: Slot,
+        d: Place,
+        s: Place,
+        t: Place,
+        f: Place,
         n: u32,
     },
-    /// Concatenation of `(slot, width)` parts, most significant first.
+    /// Concatenation of `(place, width)` parts, most significant first.
     Concat {
-        d: Slot,
+        d: Place,
         w: u32,
-        parts: Vec<(Slot, u32)>,
+        parts: Vec<(Place, u32)>,
     },
     /// `w` bits of `a` from bit `lo`.
     Slice {
-        d: Slot,
-        a: Slot,
+        d: Place,
+        a: Place,
         wa: u32,
         lo: u32,
         w: u32,
     },
     /// Zero or sign extension.
     Extend {
-        d: Slot,
-        a: Slot,
+        d: Place,
+        a: Place,
         wa: u32,
         w: u32,
         signed: bool,
     },
-    /// Indexed select (`idx` is a narrow saturated slot).
+    /// Indexed select (`idx` is a narrow saturated place).
     Select {
-        d: Slot,
-        idx: Slot,
-        cases: Vec<Slot>,
-        default: Slot,
+        d: Place,
+        idx: Place,
+        cases: Vec<Place>,
+        default: Place,
         n: u32,
     },
     /// Table lookup: `table` holds `entries` values of `n` words each.
     Lut {
-        d: Slot,
-        idx: Slot,
+        d: Place,
+        idx: Place,
         table: Vec<u64>,
         entries: u32,
         n: u32,
     },
     /// Combinational memory read of multi-word entries.
-    MemRd { d: Slot, mem: u32, addr: Slot },
+    MemRd { d: Place, mem: u32, addr: Place },
 }
 
 /// Layout of one memory in the memory vector.
@@ -221,16 +232,16 @@ pub(crate) struct MemInfo {
 /// A register update at the clock edge: `q = d` (if `en` is `NONE` or nonzero), `n` words.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RegUpdate {
-    pub q: Slot,
-    pub d: Slot,
-    pub en: Slot,
+    pub q: Place,
+    pub d: Place,
+    pub en: Place,
     pub n: u32,
 }
 
 /// A synchronous reset: `q = reset_values[value..value + n]` when `rst` is high.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RegReset {
-    pub q: Slot,
+    pub q: Place,
     pub value: u32,
     pub n: u32,
 }
@@ -239,18 +250,18 @@ pub(crate) struct RegReset {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SyncRead {
     pub mem: u32,
-    pub addr: Slot,
-    pub en: Slot,
-    pub data: Slot,
+    pub addr: Place,
+    pub en: Place,
+    pub data: Place,
 }
 
 /// A memory write port: at the edge, if `en`, `mem[addr] = data`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MemWrite {
     pub mem: u32,
-    pub en: Slot,
-    pub addr: Slot,
-    pub data: Slot,
+    pub en: Place,
+    pub addr: Place,
+    pub data: Place,
 }
 
 /// A compiled design.
@@ -261,20 +272,20 @@ pub(crate) struct Program {
     /// Named signals that feed nothing in `main` (run only for VCD and `peek_signal`).
     pub obs: Vec<Ins>,
     /// Operands of batched instructions (`[d, a, b, c]`).
-    pub batch: Vec<[Slot; 4]>,
+    pub batch: Vec<[Place; 4]>,
     /// Strided batches, referenced by [`Ins::Run`].
     pub runs: Vec<Run>,
     /// Multi-word operations referenced by [`Ins::Wide`].
     pub wide: Vec<WideOp>,
-    /// Operand slots of narrow selects.
-    pub sel_tab: Vec<Slot>,
+    /// Operand places of narrow selects.
+    pub sel_tab: Vec<Place>,
     /// Contents of narrow lookup tables.
     pub lut_tab: Vec<u64>,
     /// Memories.
     pub mems: Vec<MemInfo>,
     /// Narrow registers without enable (the common case, kept apart for a tight loop), as runs
     /// `(q, d, n)`: words `q..q + n` load `d..d + n`.
-    pub regs_plain: Vec<(Slot, Slot, u32)>,
+    pub regs_plain: Vec<(Place, Place, u32)>,
     /// Every other register.
     pub regs: Vec<RegUpdate>,
     /// Synchronous resets.
@@ -285,8 +296,8 @@ pub(crate) struct Program {
     pub sync_reads: Vec<SyncRead>,
     /// Write ports, in memory and declaration order (later wins).
     pub writes: Vec<MemWrite>,
-    /// Slot of each flat node (`NONE` when eliminated).
-    pub node_slot: Vec<Slot>,
+    /// Place of each flat node (`NONE` when eliminated).
+    pub node_place: Vec<Place>,
     /// Words needed by the widest value (scratch size).
     pub max_words: usize,
 }

@@ -1,5 +1,5 @@
 //! Strided runs: after [`renumbering`](super::layout), a batch whose destinations are
-//! neighbouring words and whose operands advance with them (or stay on one slot) becomes an
+//! neighbouring words and whose operands advance with them (or stay on one place) becomes an
 //! [`Ins::Run`], executed as a slice loop the optimiser vectorises
 //! (`for i in 0..n { v[d + i] = f(v[a + i], v[b + i]) }`) instead of one indexed load per
 //! operand. Parts of a batch that do not fit a run stay indexed batches. Register loads without
@@ -10,7 +10,7 @@
 //! value vector into a read-only part and the destination slice and works with safe, bounds
 //! checked slices (one check per run, none per element).
 
-use super::program::{Ins, Program, Slot};
+use super::program::{Ins, Place, Program};
 
 /// Kinds of batched instructions (runs of one opcode within a level).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub(crate) enum Batch {
 }
 
 impl Batch {
-    /// Number of slot operands of an entry `[d, a, b, c]` (`a`; `a, b`; or `a, b, c`).
+    /// Number of place operands of an entry `[d, a, b, c]` (`a`; `a, b`; or `a, b, c`).
     pub(crate) fn reads(self) -> usize {
         match self {
             Batch::Copy | Batch::Not | Batch::Slice => 1,
@@ -54,7 +54,7 @@ impl Batch {
     }
 }
 
-/// Which operands of a [`Run`] advance with the destination (the others stay on one slot).
+/// Which operands of a [`Run`] advance with the destination (the others stay on one place).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Shape {
     /// Every operand advances: element `i` reads `a + i`, `b + i` (and `c + i` for `Mux`).
@@ -65,22 +65,22 @@ pub(crate) enum Shape {
     FixB,
 }
 
-/// `n` instructions of one batch kind over neighbouring slots: element `i` writes `d + i` from
+/// `n` instructions of one batch kind over neighbouring places: element `i` writes `d + i` from
 /// operands placed as its [`Shape`] says. `c` is the third operand of `Mux` and `MulAdd` (a
-/// slot, advancing) or the shift of `Slice` and `XorSlice` (the same for every element). Every operand range lies below `d` (checked when
+/// place, advancing) or the shift of `Slice` and `XorSlice` (the same for every element). Every operand range lies below `d` (checked when
 /// the run is formed), so the interpreter can split the value vector into disjoint slices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Run {
-    pub d: Slot,
-    pub a: Slot,
-    pub b: Slot,
-    pub c: Slot,
+    pub d: Place,
+    pub a: Place,
+    pub b: Place,
+    pub c: Place,
     pub n: u32,
 }
 
 impl Run {
     /// Element `i` as a batch entry `[d, a, b, c]`.
-    pub(crate) fn entry(&self, op: Batch, shape: Shape, i: u32) -> [Slot; 4] {
+    pub(crate) fn entry(&self, op: Batch, shape: Shape, i: u32) -> [Place; 4] {
         let a = self.a + if shape == Shape::FixA { 0 } else { i };
         let b = self.b + if shape == Shape::FixB { 0 } else { i };
         let c = self.c + if op.reads() == 3 { i } else { 0 };
@@ -100,7 +100,7 @@ fn commutative(op: Batch) -> bool {
 }
 
 /// `e` with its two operands swapped when `swap` is set.
-fn oriented(e: [Slot; 4], swap: bool) -> [Slot; 4] {
+fn oriented(e: [Place; 4], swap: bool) -> [Place; 4] {
     if swap {
         [e[0], e[2], e[1], e[3]]
     } else {
@@ -110,7 +110,7 @@ fn oriented(e: [Slot; 4], swap: bool) -> [Slot; 4] {
 
 /// Length of the longest run of `op` with `shape` (operands swapped if `swap`) at the start
 /// of `es`, with every operand range below the destination.
-fn run_len(op: Batch, shape: Shape, swap: bool, es: &[[Slot; 4]]) -> usize {
+fn run_len(op: Batch, shape: Shape, swap: bool, es: &[[Place; 4]]) -> usize {
     let first = oriented(es[0], swap);
     let r = Run {
         d: first[0],
@@ -127,7 +127,7 @@ fn run_len(op: Batch, shape: Shape, swap: bool, es: &[[Slot; 4]]) -> usize {
         let same =
             e[0] == want[0] && e[1] == want[1] && (unary || e[2] == want[2]) && e[3] == want[3];
         // Highest operand word read by the run so far, exclusive, against its first destination.
-        let end = |x: Slot, steps: bool| x as u64 + if steps { n as u64 + 1 } else { 1 };
+        let end = |x: Place, steps: bool| x as u64 + if steps { n as u64 + 1 } else { 1 };
         let below = end(r.a, shape != Shape::FixA) <= r.d as u64
             && (unary || end(r.b, shape != Shape::FixB) <= r.d as u64)
             && (op.reads() < 3 || end(r.c, true) <= r.d as u64);
@@ -140,7 +140,7 @@ fn run_len(op: Batch, shape: Shape, swap: bool, es: &[[Slot; 4]]) -> usize {
 }
 
 /// The best run at the start of `es`: length, shape, operands swapped.
-fn best_run(op: Batch, es: &[[Slot; 4]]) -> (usize, Shape, bool) {
+fn best_run(op: Batch, es: &[[Place; 4]]) -> (usize, Shape, bool) {
     let candidates: &[(Shape, bool)] = match op {
         Batch::Copy | Batch::Not | Batch::Slice | Batch::XorSlice => &[(Shape::Step, false)],
         Batch::Mux => &[(Shape::Step, false), (Shape::FixA, false)],
@@ -158,7 +158,7 @@ fn best_run(op: Batch, es: &[[Slot; 4]]) -> (usize, Shape, bool) {
 }
 
 /// Replaces the batches of `p.main` by runs and indexed batches, and merges the plain register
-/// loads into runs. Expects renumbered slots (see [`super::layout`]).
+/// loads into runs. Expects renumbered places (see [`super::layout`]).
 pub(crate) fn form(p: &mut Program) {
     let old = std::mem::take(&mut p.batch);
     let mut out = Vec::with_capacity(p.main.len());
@@ -227,7 +227,7 @@ pub(crate) fn validate(op: Batch, shape: Shape, r: &Run, len: usize) {
     for x in &last[1..=op.reads()] {
         assert!(
             (*x as usize) < d,
-            "run reads slot {x} at or above its destination {d}"
+            "run reads place {x} at or above its destination {d}"
         );
     }
 }

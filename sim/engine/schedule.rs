@@ -4,12 +4,12 @@
 //! branch sees long runs of the same target. Any order that puts every instruction after the
 //! writers of its operands is correct; levels only improve locality and prediction.
 
-use super::program::{Batch, Ins, Program, Slot};
-use super::slot_visit::{ins_slots, wide_slots};
+use super::place_visit::{ins_places, wide_places};
+use super::program::{Batch, Ins, Place, Program};
 use std::collections::HashMap;
 
-/// Destination and operand slots of an instruction (`f` is called for each operand).
-pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Slot)) -> Slot {
+/// Destination and operand places of an instruction (`f` is called for each operand).
+pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Place)) -> Place {
     match *ins {
         Ins::Select { d, idx, start, n } => {
             f(idx);
@@ -17,21 +17,21 @@ pub(crate) fn operands(p: &Program, ins: &Ins, mut f: impl FnMut(Slot)) -> Slot 
             p.sel_tab[s..=s + n].iter().for_each(|x| f(*x));
             d
         }
-        Ins::Wide(i) => dest_then_operands(p.wide[i as usize].clone(), wide_slots, f),
+        Ins::Wide(i) => dest_then_operands(p.wide[i as usize].clone(), wide_places, f),
         Ins::Batch { .. } | Ins::Run { .. } => unreachable!("batches are formed after scheduling"),
-        narrow => dest_then_operands(narrow, ins_slots, f),
+        narrow => dest_then_operands(narrow, ins_places, f),
     }
 }
 
-/// Runs `visit` on a copy of `op`, returning the first slot visited (the destination) and
+/// Runs `visit` on a copy of `op`, returning the first place visited (the destination) and
 /// passing the others to `f`.
 fn dest_then_operands<T>(
     mut op: T,
-    visit: impl FnOnce(&mut T, &mut dyn FnMut(&mut Slot)),
-    mut f: impl FnMut(Slot),
-) -> Slot {
+    visit: impl FnOnce(&mut T, &mut dyn FnMut(&mut Place)),
+    mut f: impl FnMut(Place),
+) -> Place {
     let mut dest = None;
-    visit(&mut op, &mut |s: &mut Slot| match dest {
+    visit(&mut op, &mut |s: &mut Place| match dest {
         None => dest = Some(*s),
         Some(_) => f(*s),
     });
@@ -79,7 +79,7 @@ fn opcode(ins: &Ins) -> u8 {
 }
 
 /// The batch form of an instruction, if it has one: kind, width parameter, operands.
-fn batchable(ins: &Ins) -> Option<(Batch, u8, [Slot; 4])> {
+fn batchable(ins: &Ins) -> Option<(Batch, u8, [Place; 4])> {
     Some(match *ins {
         Ins::Copy { d, a } => (Batch::Copy, 64, [d, a, a, 0]),
         Ins::Not { d, a, w } => (Batch::Not, w, [d, a, a, 0]),
@@ -91,9 +91,9 @@ fn batchable(ins: &Ins) -> Option<(Batch, u8, [Slot; 4])> {
         Ins::Xor { d, a, b } => (Batch::Xor, 64, [d, a, b, 0]),
         Ins::Eq { d, a, b } => (Batch::Eq, 64, [d, a, b, 0]),
         Ins::Mux { d, s, t, f } => (Batch::Mux, 64, [d, s, t, f]),
-        Ins::Slice { d, a, lo, w } => (Batch::Slice, w, [d, a, a, lo as Slot]),
+        Ins::Slice { d, a, lo, w } => (Batch::Slice, w, [d, a, a, lo as Place]),
         Ins::MulAdd { d, a, b, c, w } => (Batch::MulAdd, w, [d, a, b, c]),
-        Ins::XorSlice { d, a, b, lo, w } => (Batch::XorSlice, w, [d, a, b, lo as Slot]),
+        Ins::XorSlice { d, a, b, lo, w } => (Batch::XorSlice, w, [d, a, b, lo as Place]),
         _ => return None,
     })
 }
@@ -134,11 +134,11 @@ fn form_batches(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
     out
 }
 
-/// Asserts that every slot an instruction of `code` touches through the unchecked accessors of
+/// Asserts that every place an instruction of `code` touches through the unchecked accessors of
 /// `exec` is inside the value vector of `len` words, and that every table range is in bounds.
 /// This is the precondition of `exec`'s `unsafe` accesses: a failure is a compiler bug.
 pub(crate) fn validate(p: &Program, code: &[Ins], len: usize) {
-    let ok = |s: Slot| assert!((s as usize) < len, "slot {s} out of range ({len})");
+    let ok = |s: Place| assert!((s as usize) < len, "place {s} out of range ({len})");
     for ins in code {
         match *ins {
             Ins::Batch { op, start, n, .. } => {
@@ -166,7 +166,7 @@ pub(crate) fn validate(p: &Program, code: &[Ins], len: usize) {
 /// Reorders `code` (a valid topological order) by (level, opcode, width), keeping the relative
 /// order of instructions with equal keys, then forms batches of equal neighbours.
 pub(crate) fn levelise(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
-    let mut written: HashMap<Slot, u32> = HashMap::new();
+    let mut written: HashMap<Place, u32> = HashMap::new();
     let mut keyed: Vec<((u32, u8, u8), Ins)> = Vec::with_capacity(code.len());
     for ins in code {
         let mut level = 0;

@@ -3,7 +3,7 @@
 use super::compile::compile;
 use super::exec::{edge, eval, Machine};
 use super::names::{named_signals, scope_path};
-use super::program::{Ins, Program, Slot};
+use super::program::{Ins, Place, Program};
 use super::*;
 use crate::vcd::SimDump;
 use rendergen_hdl::bits::words_for;
@@ -17,14 +17,14 @@ pub struct Simulator {
     m: Machine,
     inputs: Vec<PortInfo>,
     outputs: Vec<PortInfo>,
-    in_slots: Vec<Slot>,
-    out_slots: Vec<Slot>,
-    /// Per input: slot, word count and top-word mask, together so a poke reads one entry.
+    in_places: Vec<Place>,
+    out_places: Vec<Place>,
+    /// Per input: place, word count and top-word mask, together so a poke reads one entry.
     in_hot: Vec<(u32, u32, u64)>,
-    /// Per output: first slot and word count.
+    /// Per output: first place and word count.
     out_hot: Vec<(u32, u32)>,
-    /// Named signals: full path, slot, width.
-    signals: Vec<(String, Slot, u32)>,
+    /// Named signals: full path, place, width.
+    signals: Vec<(String, Place, u32)>,
     signal_index: HashMap<String, u32>,
     /// Scope of each signal (for the VCD).
     signal_scope: Vec<u32>,
@@ -56,20 +56,20 @@ impl Simulator {
         for s in &named {
             let path = format!("{}.{}", scope_path(&flat, s.scope), s.name);
             signal_index.insert(path.clone(), signals.len() as u32);
-            signals.push((path, prog.node_slot[s.node as usize], s.width));
+            signals.push((path, prog.node_place[s.node as usize], s.width));
         }
         Ok(Simulator {
             inputs: flat.inputs.iter().map(port).collect(),
             outputs: flat.outputs.iter().map(port).collect(),
-            in_slots: flat
+            in_places: flat
                 .inputs
                 .iter()
-                .map(|p| prog.node_slot[p.node as usize])
+                .map(|p| prog.node_place[p.node as usize])
                 .collect(),
-            out_slots: flat
+            out_places: flat
                 .outputs
                 .iter()
-                .map(|p| prog.node_slot[p.node as usize])
+                .map(|p| prog.node_place[p.node as usize])
                 .collect(),
             in_hot: flat
                 .inputs
@@ -77,7 +77,7 @@ impl Simulator {
                 .map(|p| {
                     let n = words_for(p.width) as u32;
                     (
-                        prog.node_slot[p.node as usize],
+                        prog.node_place[p.node as usize],
                         n,
                         rendergen_hdl::bits::top_mask(p.width),
                     )
@@ -86,7 +86,7 @@ impl Simulator {
             out_hot: flat
                 .outputs
                 .iter()
-                .map(|p| (prog.node_slot[p.node as usize], words_for(p.width) as u32))
+                .map(|p| (prog.node_place[p.node as usize], words_for(p.width) as u32))
                 .collect(),
             signal_scope: named.iter().map(|s| s.scope).collect(),
             signals,
@@ -170,7 +170,7 @@ impl Simulator {
 
     /// Drives input `p` with `v`, truncated or zero-extended to the port width.
     pub fn poke_bits(&mut self, p: InputId, v: &Bits) {
-        let s = self.in_slots[p.0 as usize] as usize;
+        let s = self.in_places[p.0 as usize] as usize;
         let w = self.inputs[p.0 as usize].width;
         let n = words_for(w);
         for (i, x) in self.m.v[s..s + n].iter_mut().enumerate() {
@@ -203,7 +203,7 @@ impl Simulator {
     #[inline]
     pub fn peek(&mut self, p: OutputId) -> u64 {
         self.settle();
-        self.m.v[self.out_slots[p.0 as usize] as usize]
+        self.m.v[self.out_places[p.0 as usize] as usize]
     }
 
     /// Output `p` at full width, settled.
@@ -253,9 +253,9 @@ impl Simulator {
     /// Current value of a named signal (settled).
     pub fn peek_signal(&mut self, s: SignalId) -> Bits {
         self.settle_all();
-        let (_, slot, w) = self.signals[s.0 as usize];
-        let slot = slot as usize;
-        Bits::from_words(&self.m.v[slot..slot + words_for(w)], w)
+        let (_, place, w) = self.signals[s.0 as usize];
+        let place = place as usize;
+        Bits::from_words(&self.m.v[place..place + words_for(w)], w)
     }
 
     /// Sets the level of the synchronous reset input.
@@ -286,7 +286,7 @@ impl Simulator {
     fn observe(&mut self) {
         if let Some(mut t) = self.recording.take() {
             let inputs = (0..self.inputs.len() as u32)
-                .map(|i| self.bits_at(self.in_slots[i as usize], self.inputs[i as usize].width))
+                .map(|i| self.bits_at(self.in_places[i as usize], self.inputs[i as usize].width))
                 .collect();
             let outputs = (0..self.outputs.len() as u32)
                 .map(|i| self.peek_bits(OutputId(i)))
@@ -305,8 +305,8 @@ impl Simulator {
         }
     }
 
-    fn bits_at(&self, slot: Slot, w: u32) -> Bits {
-        Bits::from_words(&self.m.v[slot as usize..slot as usize + words_for(w)], w)
+    fn bits_at(&self, place: Place, w: u32) -> Bits {
+        Bits::from_words(&self.m.v[place as usize..place as usize + words_for(w)], w)
     }
 
     /// Runs `cycles` steps with the current inputs.
@@ -325,9 +325,9 @@ impl Simulator {
     /// finishing it). Samples are taken at each `step`; call [`finish_vcd`](Self::finish_vcd).
     pub fn trace_vcd<W: std::io::Write + 'static>(&mut self, out: W) -> std::io::Result<()> {
         let sigs: Vec<(u32, &str, usize, u32)> = (self.signals.iter().enumerate())
-            .map(|(i, (path, slot, w))| {
+            .map(|(i, (path, place, w))| {
                 let name = path.rsplit_once('.').map(|(_, n)| n).unwrap_or(path);
-                (self.signal_scope[i], name, *slot as usize, *w)
+                (self.signal_scope[i], name, *place as usize, *w)
             })
             .collect();
         let dump = SimDump::new(Box::new(out), &self.scopes, &sigs)?;
@@ -359,10 +359,10 @@ impl Simulator {
         self.recording.take().unwrap_or_default()
     }
 
-    /// The compiled program, the machine state, and the slots of the inputs and outputs, for
+    /// The compiled program, the machine state, and the places of the inputs and outputs, for
     /// the code generator ([`crate::codegen`]), which must be handed a fresh simulator.
-    pub(crate) fn compiled(&self) -> (&Program, &Machine, &[Slot], &[Slot]) {
-        (&self.prog, &self.m, &self.in_slots, &self.out_slots)
+    pub(crate) fn compiled(&self) -> (&Program, &Machine, &[Place], &[Place]) {
+        (&self.prog, &self.m, &self.in_places, &self.out_places)
     }
 
     /// Number of nodes of the flattened design (before optimisation), for reports.

@@ -7,10 +7,10 @@ use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::NodeId;
 
 impl Builder<'_> {
-    /// A slot the clock edge may read for `id`: its own slot, or a copy made at the end of the
-    /// main program if `id` lives in a state slot (which the edge overwrites).
-    fn edge_operand(&mut self, id: NodeId) -> Slot {
-        let s = self.slot[id as usize];
+    /// A place the clock edge may read for `id`: its own place, or a copy made at the end of the
+    /// main program if `id` lives in a state place (which the edge overwrites).
+    fn edge_operand(&mut self, id: NodeId) -> Place {
+        let s = self.place[id as usize];
         if !self.state[s as usize] {
             return s;
         }
@@ -30,7 +30,7 @@ impl Builder<'_> {
     }
 
     /// An edge operand used as an address (narrow, saturated).
-    fn edge_index(&mut self, id: NodeId) -> Slot {
+    fn edge_index(&mut self, id: NodeId) -> Place {
         if self.width(id) > 64 {
             self.index(id, Sink::Main)
         } else {
@@ -40,14 +40,14 @@ impl Builder<'_> {
 
     /// Constant value of a 1-bit enable, if it is constant.
     fn const_enable(&self, id: NodeId) -> Option<bool> {
-        self.is_const[id as usize].then(|| self.m.v[self.slot[id as usize] as usize] != 0)
+        self.is_const[id as usize].then(|| self.m.v[self.place[id as usize] as usize] != 0)
     }
 
     /// Registers and memories.
     pub(super) fn state_elements(&mut self) {
         let flat = self.flat;
         for r in &flat.regs {
-            let q = self.slot[r.node as usize];
+            let q = self.place[r.node as usize];
             let w = self.width(r.node);
             let n = words_for(w) as u32;
             if let Some(rv) = &r.reset {
@@ -96,7 +96,7 @@ impl Builder<'_> {
                     },
                 };
                 let addr = self.edge_index(rp.addr);
-                let data = self.slot[rp.node as usize];
+                let data = self.place[rp.node as usize];
                 self.prog.sync_reads.push(SyncRead {
                     mem: mem_index,
                     addr,

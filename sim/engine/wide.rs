@@ -11,7 +11,7 @@ use crate::codegen::prelude::{
 use rendergen_hdl::bits::{top_mask, words_for};
 use rendergen_hdl::ir::{BinOp, UnOp};
 
-/// The value of `n` words at slot `s`.
+/// The value of `n` words at place `s`.
 fn at(v: &[u64], s: u32, n: usize) -> &[u64] {
     &v[s as usize..s as usize + n]
 }

@@ -12,14 +12,14 @@ pub(crate) struct SimDump {
     w: VcdWriter<Box<dyn Write>>,
     clk: VarId,
     rst: VarId,
-    /// Per signal: variable, first slot, word count.
+    /// Per signal: variable, first place, word count.
     sigs: Vec<(VarId, usize, usize)>,
     /// First I/O error (reported by `finish`).
     pub error: Option<io::Error>,
 }
 
 impl SimDump {
-    /// Writes the header: `signals` are (scope, name, slot, width), grouped by scope in scope
+    /// Writes the header: `signals` are (scope, name, place, width), grouped by scope in scope
     /// order; `scopes` is the flattened hierarchy (parents before children, depth first).
     pub(crate) fn new(
         out: Box<dyn Write>,
@@ -43,9 +43,9 @@ impl SimDump {
                 rst = Some(w.var(naming::RESET, 1)?);
             }
             while next < signals.len() && signals[next].0 == s as u32 {
-                let (_, name, slot, width) = signals[next];
+                let (_, name, place, width) = signals[next];
                 let var = w.var(name, width)?;
-                sigs.push((var, slot, (width as usize).div_ceil(64)));
+                sigs.push((var, place, (width as usize).div_ceil(64)));
                 next += 1;
             }
         }
@@ -76,8 +76,8 @@ impl SimDump {
         self.w.time(cycle * CLOCK_PERIOD)?;
         self.w.change(self.clk, &[1])?;
         self.w.change(self.rst, &[rst as u64])?;
-        for &(var, slot, n) in &self.sigs {
-            self.w.change(var, &v[slot..slot + n])?;
+        for &(var, place, n) in &self.sigs {
+            self.w.change(var, &v[place..place + n])?;
         }
         if fall {
             self.w.time(cycle * CLOCK_PERIOD + CLOCK_PERIOD / 2)?;

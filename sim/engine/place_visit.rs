@@ -1,16 +1,16 @@
-//! The slots an instruction names, visited in one place: the destination first, then the
+//! The places an instruction names, visited in one function: the destination first, then the
 //! operands in the order the instruction reads them. Scheduling reads them, renumbering rewrites
 //! them; both go through these two functions, so a new instruction is described once.
 //!
 //! Tables an instruction points into are not visited here: a select's cases live in
 //! [`Program::sel_tab`](super::program::Program), a multi-word operation in `Program::wide`
-//! (visit it with [`wide_slots`]), a batch's operations in `Program::batch`.
+//! (visit it with [`wide_places`]), a batch's operations in `Program::batch`.
 
-use super::program::{Ins, Slot, WideOp};
+use super::program::{Ins, Place, WideOp};
 
-/// Calls `visit` on the destination of `ins`, then on each operand slot held in `ins` itself.
-/// Visits nothing for `Wide`, `Batch` and `Run`, whose slots live in the program's tables.
-pub(crate) fn ins_slots(ins: &mut Ins, visit: &mut dyn FnMut(&mut Slot)) {
+/// Calls `visit` on the destination of `ins`, then on each operand place held in `ins` itself.
+/// Visits nothing for `Wide`, `Batch` and `Run`, whose places live in the program's tables.
+pub(crate) fn ins_places(ins: &mut Ins, visit: &mut dyn FnMut(&mut Place)) {
     match ins {
         Ins::Copy { d, a }
         | Ins::Not { d, a, .. }
@@ -49,7 +49,7 @@ pub(crate) fn ins_slots(ins: &mut Ins, visit: &mut dyn FnMut(&mut Slot)) {
 }
 
 /// Calls `visit` on the destination of a multi-word operation, then on each of its operands.
-pub(crate) fn wide_slots(op: &mut WideOp, visit: &mut dyn FnMut(&mut Slot)) {
+pub(crate) fn wide_places(op: &mut WideOp, visit: &mut dyn FnMut(&mut Place)) {
     match op {
         WideOp::Copy { d, a, .. }
         | WideOp::Sat { d, a, .. }
