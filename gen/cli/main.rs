@@ -108,7 +108,7 @@ enum Command {
     Asm(pbru::AsmArgs),
     /// Disassemble PBRU bytecode (the output assembles back to the same bytes).
     Disasm(pbru::DisasmArgs),
-    /// Simulate an engine with its system models.
+    /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
     /// End-to-end demonstration: texture an image through the PBRU (PNG, engine Verilog, VCD,

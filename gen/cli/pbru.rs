@@ -31,7 +31,7 @@ pub struct DisasmArgs {
 /// `rendergen sim …`.
 #[derive(Subcommand)]
 pub enum SimCommand {
-    /// Run the PBRU with SM, TTU and L1 models; check every ray against the interpreter.
+    /// Run the PBRU with SM, TTU and L1 agents; check every ray against the interpreter.
     Pbru(PbruArgs),
 }
 
@@ -60,7 +60,7 @@ pub struct PbruArgs {
     /// Rays to send (at most 65536).
     #[arg(long, default_value_t = 64)]
     rays: u32,
-    /// Seed of the workload and the system models.
+    /// Seed of the workload and the agents.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Built-in workload (gen/pbru/programs/).

@@ -1,5 +1,5 @@
-//! `rendergen sim pbru`: builds the PBRU, runs a workload on it with the system models (SM,
-//! TTU, L1; `rendergen_sim::models::pbru::system`), checks every finished ray against the
+//! `rendergen sim pbru`: builds the PBRU, runs a workload on it with the agents (SM,
+//! TTU, L1; `rendergen_sim::agents::pbru`), checks every finished ray against the
 //! golden interpreter, and reports throughput and pipeline activity.
 
 mod report;
@@ -8,9 +8,9 @@ pub mod workload;
 use rendergen_hdl::{Design, ElabErrors};
 use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_rtl::pbru::top::pbru_top;
+use rendergen_sim::agents::pbru::{L1Cfg, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::AstcFile;
-use rendergen_sim::models::pbru::system::{L1Cfg, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::Simulator;
 pub use report::{to_json, to_text, Outcome};
 use std::collections::BTreeMap;

@@ -5,14 +5,14 @@
 //! the fraction of cycles in which it held at least one request in flight
 //! (`perf_<instance>_busy / cycles`), which a pipeline of latency L reaches at 1/L of full rate.
 
-use rendergen_sim::models::pbru::system::{PipeStats, Report};
+use rendergen_sim::agents::pbru::{PipeStats, Report};
 use std::fmt::Write;
 use std::ops::Deref;
 
 /// A run's report with the rays' average time in the engine.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    /// The system models' report (`pipelines.*.busy` there is the busy fraction).
+    /// The agents' report (`pipelines.*.busy` there is the busy fraction).
     pub report: Report,
     /// Σ over cycles of the rays inside the engine (taken in, not yet returned).
     pub ray_cycles: u64,

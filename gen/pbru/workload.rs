@@ -2,9 +2,9 @@
 //! layout, the texture, and the rays with their variables.
 
 use rendergen_isa::asm::assemble;
+use rendergen_sim::agents::pbru::RayMode;
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::astc::{AstcFile, Footprint};
-use rendergen_sim::models::pbru::system::RayMode;
 use rendergen_sim::models::pbru::{Memory, Ray};
 
 /// A built-in program: name and source.

@@ -1,5 +1,5 @@
 //! Configuration, tags and port bundles of the PBRU (the contract between the core, the
-//! scheduler, the top level, the system models and the testbenches).
+//! scheduler, the top level, the SM/TTU/L1 agents and the testbenches).
 //!
 //! # Tags (D3: results are routed by tag)
 //! A pipeline request carries a [`TAG_W`]-bit tag, returned unchanged with its result:

@@ -1,4 +1,4 @@
-//! The system models (`rendergen_sim::models::pbru::system`) against the whole `pbru` top:
+//! The SM, TTU and L1 agents (`rendergen_sim::agents::pbru`) against the whole `pbru` top:
 //! every finished ray equals the golden interpreter's, with back-pressure, L1 misses that park
 //! rays at the TTU, SM call-outs, and direct SM pipeline traffic.
 
@@ -9,8 +9,8 @@ use rendergen_gen::pbru::build_engine;
 use rendergen_gen::pbru::workload::{program_addr, setup, Workload, TEXTURE_BASE};
 use rendergen_rtl::pbru::ports::isa::asm::assemble;
 use rendergen_rtl::pbru::ports::PbruCfg;
+use rendergen_sim::agents::pbru::{L1Cfg, RayMode, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::kit::{seed_from_env_or, TestRun};
-use rendergen_sim::models::pbru::system::{L1Cfg, RayMode, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::models::pbru::{Memory, Ray};
 use rendergen_sim::Simulator;
 

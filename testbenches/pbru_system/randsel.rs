@@ -4,8 +4,8 @@
 
 use super::run;
 use rendergen_rtl::pbru::ports::isa::asm::assemble;
+use rendergen_sim::agents::pbru::{RayMode, SystemCfg};
 use rendergen_sim::kit::seed_from_env_or;
-use rendergen_sim::models::pbru::system::{RayMode, SystemCfg};
 use rendergen_sim::models::pbru::{golden, Memory, Ray};
 
 /// Case weights, pushed w0 first (w0 is case 0).

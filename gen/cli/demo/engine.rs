@@ -3,7 +3,7 @@
 //! The engine is [`rendergen_gen::pbru::build_engine`] with the default [`PbruCfg`] (4 cores × 2
 //! slots, every pipeline); the memory, program and rays come from
 //! [`rendergen_gen::pbru::workload::setup`] (`texture` workload, the demo's texture); the
-//! system models are those of `rendergen sim pbru` (`rendergen_sim::models::pbru::system`).
+//! SM, TTU and L1 agents are those of `rendergen sim pbru` (`rendergen_sim::agents::pbru`).
 //! [`System::run_with`] runs the clock (stopping the VCD after [`VCD_CYCLES`]) and compares each
 //! finished ray with the golden interpreter; [`System::finished`] then gives each ray, whose top
 //! four stack words are its pixel's colour. Any mismatch, unanswered ray or hang fails the demo.
@@ -25,16 +25,16 @@ use rendergen_gen::pbru::build_engine;
 use rendergen_gen::pbru::workload::{self, Workload};
 use rendergen_gen::verilog;
 use rendergen_rtl::pbru::ports::PbruCfg;
+use rendergen_sim::agents::pbru::{L1Cfg, SmLoad, System, SystemCfg};
 use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::{decode_texel, AstcFile, Profile};
-use rendergen_sim::models::pbru::system::{L1Cfg, SmLoad, System, SystemCfg};
 use rendergen_sim::Simulator;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Cycles recorded in `pbru.vcd` (from the start of reset).
 const VCD_CYCLES: u64 = 2_000;
-/// Seed of the workload and of the system models.
+/// Seed of the workload and of the agents.
 const SEED: u64 = 1;
 /// The scale every ray multiplies its texel by (Q16.16 1.0: the image is the texture itself).
 const SCALE: u32 = 0x1_0000;
@@ -118,7 +118,7 @@ fn run_engine(cfg: &PbruCfg, tex: &AstcFile, vcd: &Path) -> Result<EngineRun, Fa
         sys.send(&r.ray, r.mode, r.ret_dst).map_err(check)?;
     }
     let started = Instant::now();
-    // The system models check every finished ray against the golden interpreter.
+    // The agents check every finished ray against the golden interpreter.
     let report = sys
         .run_with(&mut sim, |sim| {
             if sim.cycle() == VCD_CYCLES {

@@ -6,7 +6,9 @@
 //! * [`run`]: a ray from assignment to the moment it leaves a core ([`FinalRay`]).
 //! * [`callout`]: the SM call-out convention (a RAYSTOP followed by a marker), and [`golden`],
 //!   a ray's end result through any number of call-outs: what the engine plus the SM returns.
-//! * [`system`]: transaction-level agents (SM, TTU, L1) driving a simulated `pbru` top.
+//!
+//! The agents that drive a simulated `pbru` top (SM, TTU, L1) are in
+//! [`agents::pbru`](crate::agents::pbru); they use this model to check every ray.
 //!
 //! ```
 //! use rendergen_isa::{asm::assemble, Reason};
@@ -23,7 +25,6 @@ pub mod control;
 pub mod exec;
 pub mod memory;
 pub mod pipes;
-pub mod system;
 
 #[cfg(test)]
 mod tests;

@@ -2,9 +2,9 @@
 //! backing [`Memory`], with scripted misses (¶75): the first request to a scripted line is
 //! answered `miss`, and the line becomes present a given number of cycles later.
 
-use super::super::Memory;
 use crate::engine::{InputId, OutputId, Simulator};
 use crate::kit::{StreamSource, TbError};
+use crate::models::pbru::Memory;
 use rendergen_hdl::Bits;
 use std::collections::{HashMap, VecDeque};
 

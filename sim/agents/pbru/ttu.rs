@@ -2,10 +2,10 @@
 //! the L1 has the data it waits for, and resends it on `ttu_ray_in`. Finished rays sent to the
 //! TTU (`ret_dst` 1) are handed to the caller.
 
-use super::super::{FinalRay, Memory};
 use super::{RaySink, RaySource, Returned, L1};
 use crate::engine::Simulator;
 use crate::kit::TbError;
+use crate::models::pbru::{FinalRay, Memory};
 use rendergen_isa::Opcode;
 
 /// The TTU agent.

@@ -2,9 +2,9 @@
 //! `sm{k}_req` in a configurable pattern, results on `sm{k}_resp` checked against the golden
 //! pipeline models by tag.
 
-use super::super::pipes::{test_pipeline, tex_a, tex_dp_block};
 use crate::engine::Simulator;
 use crate::kit::{Rng, StreamSink, StreamSource, TbError};
+use crate::models::pbru::pipes::{test_pipeline, tex_a, tex_dp_block};
 use crate::models::texture_address::FOOTPRINTS;
 use rendergen_hdl::Bits;
 use rendergen_isa::{Class, Opcode, PipeKind};

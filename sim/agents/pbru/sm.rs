@@ -1,13 +1,13 @@
 //! The SM's ray side: sends rays on `sm_ray_in` (program by address, or the first chunk
 //! inline), receives rays on `sm_ray_out`, and runs call-outs (§3.7, the convention of
-//! [`callout`](super::super::callout)): a `Done` ray stopped at `RAYSTOP` + marker gets the
+//! [`callout`](crate::models::pbru::callout)): a `Done` ray stopped at `RAYSTOP` + marker gets the
 //! function's result pushed, its index advanced past the marker, and is sent again.
 
-use super::super::callout::{callout_of, resume_after_callout};
-use super::super::{Memory, Ray};
 use super::{RaySink, RaySource, Returned};
 use crate::engine::Simulator;
 use crate::kit::TbError;
+use crate::models::pbru::callout::{callout_of, resume_after_callout};
+use crate::models::pbru::{Memory, Ray};
 
 /// How a ray names its program.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

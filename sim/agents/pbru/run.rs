@@ -1,11 +1,11 @@
 //! [`System`]: every agent on one simulated `pbru` top, the routing of returned rays (parked →
 //! TTU, call-out → SM, finished → scoreboard), and the check of each finished ray against the
-//! golden model ([`golden`](super::super::golden)).
+//! golden model ([`golden`](crate::models::pbru::golden)).
 
-use super::super::{golden, passes_through, FinalRay, Memory, NoAnswer, Ray};
 use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
 use crate::engine::{OutputId, Simulator};
 use crate::kit::TbError;
+use crate::models::pbru::{golden, passes_through, FinalRay, Memory, NoAnswer, Ray};
 use rendergen_isa::{PipeKind, Reason};
 use std::collections::{BTreeMap, HashMap};
 

@@ -1,7 +1,7 @@
 //! Transaction-level agents that drive a simulated `pbru` top through its ports (`pbru.md`
 //! §9.3): the SM ([`SmRays`] for rays and call-outs, [`SmPipes`] for direct pipeline requests),
 //! the TTU ([`Ttu`], the temporary ray array of parked rays), the SM's L1 ([`L1`], backed by a
-//! [`Memory`](super::Memory) with scripted misses), and [`System`], which wires them to one
+//! [`Memory`](crate::models::pbru::Memory) with scripted misses), and [`System`], which wires them to one
 //! simulator, routes returned rays, and checks every finished ray against the golden model.
 //!
 //! Ports are the top's (`rtl/pbru/ports.rs`), found by name once: `sm_ray_in`, `ttu_ray_in`,
@@ -21,9 +21,9 @@ pub use sm::{RayMode, SmRays};
 pub use sm_pipes::{SmLoad, SmPipes};
 pub use ttu::Ttu;
 
-use super::{FinalRay, Ray};
 use crate::engine::Simulator;
 use crate::kit::{StreamSink, StreamSource, TbError};
+use crate::models::pbru::{FinalRay, Ray};
 use rendergen_hdl::Bits;
 use rendergen_isa::{Reason, CHUNK_BYTES};
 

@@ -1,0 +1,8 @@
+//! Agents: transaction-level stand-ins for the parts of the system around a simulated design,
+//! driving its ports and checking what comes back. Unlike [`models`](crate::models), they model
+//! no RTL and are not golden: they produce stimulus and consume results, and they call the
+//! golden models to check them.
+//!
+//! * [`pbru`]: the SM, the TTU and the SM's L1 around a simulated `pbru` top.
+
+pub mod pbru;
