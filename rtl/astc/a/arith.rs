@@ -3,7 +3,7 @@
 //! log2. The long division and the square root run most significant bit first, so a range of
 //! steps can end at any pipeline register and resume after it.
 
-use rendergen_hdl::{cat, lut, or_all, Module, Sig};
+use rendergen_hdl::{cat, lut, name_lets, or_all, Module, Sig};
 
 /// A long division after some of its steps (see [`long_div`]).
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +26,7 @@ impl LongDiv {
 
     /// Continues the division for dividend bits `hi` down to `lo` (just below the bits done).
     #[track_caller]
+    #[name_lets]
     pub fn resume(self, x: Sig, d: Sig, hi: u32, lo: u32) -> LongDiv {
         let more = long_div(x, d, hi, lo, self.rem);
         LongDiv {
@@ -46,6 +47,7 @@ impl LongDiv {
 ///
 /// Cost: `hi − lo + 1` steps of a 5-bit compare-subtract and a 4-bit multiplexer.
 #[track_caller]
+#[name_lets]
 pub fn long_div(x: Sig, d: Sig, hi: u32, lo: u32, rem: Sig) -> LongDiv {
     assert!(
         hi >= lo && hi < x.width(),
@@ -95,6 +97,7 @@ impl SqrtState {
 ///
 /// Cost: per iteration one compare-subtract as wide as the root so far plus 3 bits.
 #[track_caller]
+#[name_lets]
 pub fn isqrt_steps(n: Sig, hi: u32, lo: u32, state: SqrtState) -> SqrtState {
     assert!(
         hi >= lo && 2 * hi + 1 < n.width(),
@@ -118,6 +121,7 @@ pub fn isqrt_steps(n: Sig, hi: u32, lo: u32, state: SqrtState) -> SqrtState {
 /// form a thermometer code, turned into binary without a priority chain (about 10 gate
 /// levels). The result has the width of `max_k`'s binary form.
 #[track_caller]
+#[name_lets]
 pub fn capped_log2(x: Sig, cap: Sig, max_k: u32) -> Sig {
     let max_k = max_k.min(x.width() - 1);
     let w = 32 - max_k.leading_zeros();
@@ -157,6 +161,7 @@ fn reciprocals() -> Vec<u64> {
 /// Cost: a 16-entry table, a 15×20 multiplier, a 4×4 multiplier and a 4-bit subtractor;
 /// depth about that of the multiplier.
 #[track_caller]
+#[name_lets]
 pub fn div_by_reciprocal(x: Sig, d: Sig) -> (Sig, Sig) {
     assert!(
         x.width() <= 15 && d.width() == 4,
@@ -179,6 +184,7 @@ pub fn at_least_one(x: Sig) -> Sig {
 
 /// Sum of `terms` (each zero-extended to `width`) as a balanced tree, modulo `2^width`.
 #[track_caller]
+#[name_lets]
 pub fn sum_tree(m: &mut Module, terms: &[Sig], width: u32) -> Sig {
     let mut level: Vec<Sig> = terms.iter().map(|t| t.resize(width)).collect();
     if level.is_empty() {

@@ -8,7 +8,7 @@ mod steps;
 
 use crate::stream::pipe::{map, pipe_reg};
 use crate::stream::skid::skid_buffer;
-use rendergen_hdl::{bundle, Bundle, Design, ElabErrors, Module, Stream};
+use rendergen_hdl::{bundle, name_lets, Bundle, Design, ElabErrors, Module, Stream};
 use std::ops::RangeInclusive;
 use steps::{step1, step2, step3, step4, step5, step6, step7, step8};
 
@@ -128,6 +128,7 @@ impl AstcACfg {
 }
 
 /// Registers `s` after step `step` if the configuration places a register there.
+#[name_lets]
 fn boundary<T: Bundle>(m: &mut Module, cfg: &AstcACfg, step: u32, s: Stream<T>) -> Stream<T> {
     if cfg.registered(step) {
         pipe_reg(m, &format!("s{step}"), s)
@@ -185,6 +186,7 @@ fn boundary<T: Bundle>(m: &mut Module, cfg: &AstcACfg, step: u32, s: Stream<T>) 
 /// .unwrap();
 /// assert!(design.top().inputs.iter().any(|p| p.name == "req_sqrt_coverage"));
 /// ```
+#[name_lets]
 pub fn astc_a(m: &mut Module, cfg: &AstcACfg, req: Stream<AddrReq>) -> Stream<AddrRsp> {
     let req = checked_shape(m, cfg, req);
     let s = map(m, "step1", req, step1);
@@ -207,6 +209,7 @@ pub fn astc_a(m: &mut Module, cfg: &AstcACfg, req: Stream<AddrReq>) -> Stream<Ad
 
 /// Passes `req` through a bundle of wires of the configured shape, so a stream of another
 /// shape is an elaboration error listing every field that differs.
+#[name_lets]
 fn checked_shape(m: &mut Module, cfg: &AstcACfg, req: Stream<AddrReq>) -> Stream<AddrReq> {
     let (valid, data, ready) = req.split();
     let (wires, driver) = m.wire_bundle::<AddrReq>("req_checked", &cfg.request_shape());
@@ -217,6 +220,7 @@ fn checked_shape(m: &mut Module, cfg: &AstcACfg, req: Stream<AddrReq>) -> Stream
 }
 
 /// Stand-alone ASTC_A with streams `req` ([`AddrReq`]) and `rsp` ([`AddrRsp`]).
+#[name_lets]
 pub fn astc_a_top(cfg: &AstcACfg) -> Result<Design, ElabErrors> {
     let params = format!(
         "tag_width={} pipelining={:?}",

@@ -8,7 +8,7 @@
 use super::arith::{at_least_one, capped_log2, div_by_reciprocal, isqrt_steps, long_div};
 use super::arith::{sum_tree, LongDiv, SqrtState};
 use super::{AddrReq, AddrRsp};
-use rendergen_hdl::{bundle, cat_lsb_first, Module, Sig};
+use rendergen_hdl::{bundle, cat_lsb_first, name_lets, Module, Sig};
 
 /// Deepest mip level (15 levels cover 16384 texels; `mips` is 4 bits, so `mips − 1 ≤ 14`).
 const MAX_MIP: u32 = 14;
@@ -64,6 +64,7 @@ bundle! {
 
 /// Step 1: wrap u, v (keep the fraction); clamp the coverage at 0; block dimensions; W·H; size
 /// divisions for bits 14..11.
+#[name_lets]
 pub fn step1(m: &mut Module, r: &AddrReq) -> Step1 {
     let sc = r.sqrt_coverage;
     let dx = r.bw.eq(0).mux(1u64, r.bw);
@@ -93,6 +94,7 @@ pub fn step1(m: &mut Module, r: &AddrReq) -> Step1 {
 }
 
 /// Step 2: square-root bits 14..8; size divisions for bits 10..7.
+#[name_lets]
 pub fn step2(m: &mut Module, s: &Step1) -> Rooting {
     let sqrt = isqrt_steps(s.area, 14, 8, SqrtState::start(m));
     let x = LongDiv::at(s.x_rem, s.qx, s.nzx).resume(s.width, s.dx, 10, 7);
@@ -122,6 +124,7 @@ pub fn step2(m: &mut Module, s: &Step1) -> Rooting {
 
 /// The square root continued for bits `root.0..=root.1` and both size divisions for bits
 /// `div.0..=div.1`, from where `s` left them.
+#[name_lets]
 fn continue_rooting(s: &Rooting, root: (u32, u32), div: (u32, u32)) -> Rooting {
     let state = SqrtState {
         root: s.root,
@@ -152,6 +155,7 @@ pub fn step3(_m: &mut Module, s: &Rooting) -> Rooting {
 }
 
 /// Step 4: square-root bits 3..0; size divisions for bits 2..0.
+#[name_lets]
 pub fn step4(_m: &mut Module, s: &Rooting) -> Step4 {
     let r = continue_rooting(s, (3, 0), (2, 0));
     Step4 {
@@ -176,12 +180,14 @@ pub fn step4(_m: &mut Module, s: &Rooting) -> Step4 {
 /// `ceil(max(1, size >> l) / d)` from the long division of `size` by `d` for a constant level
 /// `l` (`15 − l` bits): the quotient's upper bits, plus 1 if the remainder at bit `l` is nonzero
 /// or the level is empty.
+#[name_lets]
 fn blocks_of_level(quot: Sig, nonzero: Sig, l: u32) -> Sig {
     let q = quot.bits(14, l);
     q + (nonzero.bit(l) | q.eq(0)).zext(q.width())
 }
 
 /// [`blocks_of_level`] for a level given as a signal.
+#[name_lets]
 fn blocks_at(quot: Sig, nonzero: Sig, level: Sig) -> Sig {
     let q = quot.shr(level);
     q + (nonzero.shr(level).bit(0) | q.eq(0)).zext(q.width())
@@ -194,6 +200,7 @@ fn level_width(l: u32) -> u32 {
 
 /// Step 5: `footprint = (sc · sqrt_area) >> 16` and `mip = min(floor(log2(footprint)),
 /// coarsest)`; in parallel, the block count of every level that can lie below the mip.
+#[name_lets]
 pub fn step5(_m: &mut Module, s: &Step4) -> Step5 {
     let footprint = s.sc.mul_full(s.sqrt_area).bits(45, 16);
     let blocks: Vec<Sig> = (0..MAX_MIP)
@@ -217,6 +224,7 @@ pub fn step5(_m: &mut Module, s: &Step4) -> Step5 {
 
 /// Step 6: mip sizes; `modified_u/v = (frac · mip size) >> 16`; blocks per row;
 /// `base + mip_block_offset(mip)`, the block counts of the levels below `mip` summed.
+#[name_lets]
 pub fn step6(m: &mut Module, s: &Step5) -> Step6 {
     let mut lo = 0;
     let mut terms: Vec<Sig> = (0..MAX_MIP)
@@ -242,6 +250,7 @@ pub fn step6(m: &mut Module, s: &Step5) -> Step6 {
 }
 
 /// Step 7: `bx, texel_x = divmod(modified_u, dx)`; same for y.
+#[name_lets]
 pub fn step7(_m: &mut Module, s: &Step6) -> Step7 {
     let (bx, tx) = div_by_reciprocal(s.mu, s.dx);
     let (by, ty) = div_by_reciprocal(s.mv, s.dy);
@@ -258,6 +267,7 @@ pub fn step7(_m: &mut Module, s: &Step6) -> Step7 {
 }
 
 /// Step 8: `block_address = first_block + bx + by · count_x` (modulo 2^32).
+#[name_lets]
 pub fn step8(_m: &mut Module, s: &Step7) -> AddrRsp {
     let row = s.by.mul_full(s.count_x).zext(32);
     AddrRsp {

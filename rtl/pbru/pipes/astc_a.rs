@@ -8,7 +8,7 @@ use super::{pipe_around, word};
 use crate::astc::a::{astc_a, AddrReq, AstcACfg};
 use crate::pbru::ports::{PipeOut, PipeReq, PipeResp, TAG_W};
 use crate::stream::pipe::map;
-use rendergen_hdl::{cat_lsb_first, Module, Stream};
+use rendergen_hdl::{cat_lsb_first, name_lets, Module, Stream};
 
 fn a_cfg() -> AstcACfg {
     AstcACfg {
@@ -23,6 +23,7 @@ pub fn astc_a_latency() -> u32 {
 }
 
 /// ASTC_A behind the generic words (see the module documentation).
+#[name_lets]
 pub fn astc_a_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
     let req = map(m, "astc_a_args", req, |_, d: &PipeReq| {
         let (dims, format) = (word(d.args, 4), word(d.args, 5));

@@ -11,7 +11,7 @@ use super::{pipe_around, word};
 use crate::astc::dp::{astc_dp, DpCfg, DpReq, DpResp, LATENCY as DP_LATENCY};
 use crate::pbru::ports::{PipeOut, PipeReq, PipeResp, TAG_W};
 use crate::stream::pipe::map;
-use rendergen_hdl::{cat, cat_lsb_first, Module, Sig, Stream};
+use rendergen_hdl::{cat, cat_lsb_first, name_lets, Module, Sig, Stream};
 
 fn dp_cfg() -> DpCfg {
     DpCfg {
@@ -27,6 +27,7 @@ pub fn astc_dp_latency() -> u32 {
 
 /// ASTC_DP behind the generic words (see the module documentation). The profile travels in
 /// the two bits above the tag, so the result conversion knows it.
+#[name_lets]
 pub fn astc_dp_unit(m: &mut Module, req: Stream<PipeReq>) -> Stream<PipeResp> {
     let req = map(m, "astc_dp_args", req, |_, d: &PipeReq| {
         let format = word(d.args, 6);
@@ -64,6 +65,7 @@ pub fn astc_dp_pipe(m: &mut Module, _cfg: &(), req: Stream<PipeReq>) -> PipeOut 
 }
 
 /// FP16 → Q16.16, truncated toward zero, saturated (see the module documentation).
+#[name_lets]
 pub fn fp16_to_q16(m: &mut Module, h: Sig) -> Sig {
     let sign = h.bit(15);
     let exp = h.slice(10, 5);

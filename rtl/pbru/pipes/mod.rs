@@ -17,7 +17,7 @@ use crate::stream::credit::credit_counter;
 use crate::stream::fifo::{fifo, FifoCfg};
 use astc_a::{astc_a_latency, astc_a_pipe};
 use astc_dp::{astc_dp_latency, astc_dp_pipe};
-use rendergen_hdl::{Module, Sig, Stream};
+use rendergen_hdl::{name_lets, Module, Sig, Stream};
 use rendergen_isa::PipeKind;
 use test::test_pipe;
 
@@ -62,6 +62,7 @@ pub fn pbru_pipe(m: &mut Module, name: &str, inst: &PipeInst, req: Stream<PipeRe
 }
 
 /// The credit counter and output FIFO of `depth` entries around `unit`.
+#[name_lets]
 fn pipe_around(
     m: &mut Module,
     depth: u32,

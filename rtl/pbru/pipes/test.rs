@@ -4,11 +4,12 @@
 
 use super::pipe_around;
 use crate::pbru::ports::{PipeOut, PipeReq, PipeResp, RESULTS_W, TAG_W};
-use rendergen_hdl::{cat_lsb_first, lut, Module, Sig, Stream};
+use rendergen_hdl::{cat_lsb_first, lut, name_lets, Module, Sig, Stream};
 use rendergen_isa::Opcode;
 
 /// The pipe of a test pipeline of `latency` cycles ([`pbru_pipe`](super::pbru_pipe) with
 /// `test_latency`), as its own module.
+#[name_lets]
 pub fn test_pipe(m: &mut Module, latency: &u32, req: Stream<PipeReq>) -> PipeOut {
     let latency = (*latency).max(1);
     pipe_around(m, latency + 2, req, |m, r| test_unit(m, latency, r))
@@ -21,6 +22,7 @@ pub fn test_pipe(m: &mut Module, latency: &u32, req: Stream<PipeReq>) -> PipeOut
 /// * **Timing:** `latency − 1` register stages here; `req.ready` is constant 1 (the pipe's
 ///   credits keep the FIFO from overflowing).
 /// * **Cost:** `(latency − 1) × (1 + 128 + 24)` flops; ten constant multiplies and adds.
+#[name_lets]
 pub fn test_unit(m: &mut Module, latency: u32, req: Stream<PipeReq>) -> Stream<PipeResp> {
     let (valid, d, ready) = req.split();
     ready.drive(m.lit(1, 1));
@@ -42,6 +44,7 @@ pub fn test_unit(m: &mut Module, latency: u32, req: Stream<PipeReq>) -> Stream<P
 }
 
 /// The combinational test function of a request (see [`test_unit`]).
+#[name_lets]
 pub fn test_function(m: &mut Module, d: &PipeReq) -> Sig {
     let pops: Vec<u64> = (0..=255u8)
         .map(|b| Opcode::from_byte(b).map_or(0, |o| o.pops() as u64))
