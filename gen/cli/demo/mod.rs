@@ -3,10 +3,10 @@
 //! Part 1 ([`engine`]): textures an image through the PBRU. A procedural RGBA image is
 //! compressed to ASTC ([`texture`]); one ray per pixel runs the `texture` program
 //! (`gen/pbru/programs/texture.asm`: TEX_A → TEX_READ through the L1 → TEX_DP, then each channel
-//! times the ray's scale) on the cycle-simulated engine with its SM, TTU and L1 agents; every ray is
-//! checked against the golden interpreter; the returned colours become `textured.png`, which
-//! must equal `reference.png` from the reference ASTC decoder. The engine's Verilog and a VCD of
-//! its first cycles are written next to them.
+//! times the ray's scale) on the cycle-simulated engine with its SM, TTU and L1 agents; every
+//! ray is checked against the golden interpreter; the returned colours become `textured.png`,
+//! which must equal `reference.png` from the reference ASTC decoder. The engine's Verilog and a
+//! VCD of its first cycles are written next to them.
 //!
 //! Part 2 ([`widgets`]): the widget library — simulated with VCDs, emitted, linted, and
 //! co-simulated through iverilog and Verilator.

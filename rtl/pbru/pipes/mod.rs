@@ -4,9 +4,9 @@
 //! A pipe is the function unit followed by an output FIFO of `latency + 2` entries, and a credit
 //! counter of the same size: a request is accepted only while a credit is held, so a result always
 //! finds room and the unit itself never stalls. One file per kind of unit: [`astc_a`] and
-//! [`astc_dp`] (the adapters from the generic words to the ASTC pipelines) and [`test`] (the
-//! contract's test pipeline). ("Slot" is kept for a core's ray slot; a pipeline instance is a
-//! pipe.)
+//! [`astc_dp`] (the adapters from the generic words to the ASTC pipelines) and
+//! [`test`](mod@test) (the contract's test pipeline). ("Slot" is kept for a core's ray slot; a
+//! pipeline instance is a pipe.)
 
 pub mod astc_a;
 pub mod astc_dp;

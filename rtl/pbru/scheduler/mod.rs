@@ -96,8 +96,8 @@ pub struct SchedOut {
 ///   ≥ 1, caches powers of two, up to 32 instances;
 ///   checked by [`PbruCfg::check`]).
 /// * **Cost:** per (core, slot) entry about 390 flops; per core an answer register (~290
-///   flops); per type a round-robin pointer; per instance three 32-bit counters (its pipe is a sibling);
-///   the two caches.
+///   flops); per type a round-robin pointer; per instance three 32-bit counters (its pipe is a
+///   sibling); the two caches.
 /// * **Errors:** a pipeline request whose type has no instance waits forever (the core's
 ///   MISS_THRESH does not apply to it); an SM request naming an instance that does not exist
 ///   is never accepted.

@@ -1,8 +1,9 @@
 //! Transaction-level agents that drive a simulated `pbru` top through its ports (`pbru.md`
 //! §9.3): the SM ([`SmRays`] for rays and call-outs, [`SmPipes`] for direct pipeline requests),
 //! the TTU ([`Ttu`], the temporary ray array of parked rays), the SM's L1 ([`L1`], backed by a
-//! [`Memory`](crate::models::pbru::Memory) with scripted misses), and [`System`], which wires them to one
-//! simulator, routes returned rays, and checks every finished ray against the golden model.
+//! [`Memory`](crate::models::pbru::Memory) with scripted misses), and [`System`], which wires
+//! them to one simulator, routes returned rays, and checks every finished ray against the
+//! golden model (`crate::models::pbru`).
 //!
 //! Ports are the top's (`rtl/pbru/ports.rs`), found by name once: `sm_ray_in`, `ttu_ray_in`,
 //! `sm_ray_out`, `ttu_ray_out`, `l1_req`, `l1_resp`, `sm{k}_req`, `sm{k}_resp`, and the
