@@ -136,7 +136,7 @@ fn liveness(flat: &FlatNetlist, order: &[NodeId]) -> (Vec<bool>, Vec<bool>) {
     let none = vec![false; n];
     propagate(&mut main, &none);
     let mut obs: Vec<bool> = (0..n)
-        .map(|i| !main[i] && flat.nodes[i].name.is_some())
+        .map(|i| !main[i] && (flat.nodes[i].name.is_some() || flat.nodes[i].soft_name.is_some()))
         .collect();
     propagate(&mut obs, &main);
     (main, obs)

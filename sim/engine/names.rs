@@ -1,6 +1,6 @@
 //! The table of named signals of a flattened design, with the names of
 //! [`rendergen_hdl::naming`]: ports `x_i`/`x_o`, registers `x_q`, wires, memory read data and
-//! `named` signals by their own name. Shared by `Simulator::signal` and the VCD writer.
+//! `named` signals by their own name, then values with a soft name (`#[name_lets]`). Shared by `Simulator::signal` and the VCD writer.
 
 use rendergen_hdl::ir::{Design, NodeId, Op};
 use rendergen_hdl::{naming, FlatNetlist};
@@ -47,8 +47,10 @@ pub(crate) fn named_signals(design: &Design, flat: &FlatNetlist) -> Vec<NamedSig
         let def = &design.modules[scope.module];
         let b = base[s];
         let mut seen = HashSet::new();
+        // Adds a signal unless its name is taken in this scope; says whether it did.
         let mut add = |name: String, local: NodeId| {
-            if seen.insert(name.clone()) {
+            let fresh = seen.insert(name.clone());
+            if fresh {
                 let node = b + local;
                 let width = flat.nodes[node as usize].width;
                 out.push(NamedSignal {
@@ -58,6 +60,7 @@ pub(crate) fn named_signals(design: &Design, flat: &FlatNetlist) -> Vec<NamedSig
                     width,
                 });
             }
+            fresh
         };
         for p in &def.inputs {
             add(naming::input_port(&p.name), p.node);
@@ -84,6 +87,57 @@ pub(crate) fn named_signals(design: &Design, flat: &FlatNetlist) -> Vec<NamedSig
             }
             add(name.clone(), i as NodeId);
         }
+        // Values named after the variable they were bound to (`#[name_lets]`), after every
+        // designer name, made unique within the scope.
+        for (i, node) in def.nodes.iter().enumerate() {
+            let (None, Some(soft)) = (&node.name, &node.soft_name) else {
+                continue;
+            };
+            let mut k = 0;
+            while !add(
+                if k == 0 {
+                    soft.clone()
+                } else {
+                    format!("{soft}_{k}")
+                },
+                i as NodeId,
+            ) {
+                k += 1;
+            }
+        }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Simulator;
+    use rendergen_hdl::{name_lets, Design, Module};
+
+    #[name_lets]
+    fn accumulate(m: &mut Module) {
+        let a = m.input("a", 8);
+        let acc = m.reg("acc", 8).reset(0);
+        let sum = acc.q() + a;
+        let doubled = (sum + sum).named("sum");
+        acc.next(doubled);
+        let spare = a ^ 0x55; // reaches nothing: computed only when observed
+        m.output("y", acc.q());
+    }
+
+    #[test]
+    fn soft_names_are_signals_after_designer_names() {
+        let mut sim = Simulator::new(&Design::build("top", accumulate).unwrap()).unwrap();
+        let a = sim.input("a").unwrap();
+        // The designer's `sum` keeps its name; the variable `sum` becomes `sum_1`.
+        let twice = sim.signal("top.sum").unwrap();
+        let once = sim.signal("top.sum_1").unwrap();
+        let spare = sim.signal("top.spare").unwrap();
+        sim.poke(a, 3);
+        sim.step();
+        sim.poke(a, 1);
+        assert_eq!(sim.peek_signal(once).to_u64(), 6 + 1);
+        assert_eq!(sim.peek_signal(twice).to_u64(), 14);
+        assert_eq!(sim.peek_signal(spare).to_u64(), 1 ^ 0x55);
+    }
 }

@@ -349,29 +349,74 @@ fn bound_idents(pat: &syn::Pat, out: &mut Vec<Ident>) {
     }
 }
 
+/// The variable of a `let` binding one plain (not `mut`, not `_`) name, and its type if given.
+fn single_ident(pat: &syn::Pat) -> Option<(Ident, Option<Type>)> {
+    let mut names = Vec::new();
+    match pat {
+        syn::Pat::Ident(_) => bound_idents(pat, &mut names),
+        syn::Pat::Type(t) if matches!(*t.pat, syn::Pat::Ident(_)) => {
+            bound_idents(&t.pat, &mut names);
+            return names.pop().map(|i| (i, Some((*t.ty).clone())));
+        }
+        _ => {}
+    }
+    names.pop().map(|i| (i, None))
+}
+
+/// `"x"` for the variable `x` (raw identifiers without `r#`).
+fn name_text(ident: &Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").unwrap_or(&text).to_string()
+}
+
 impl syn::visit_mut::VisitMut for NameLets {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         syn::visit_mut::visit_block_mut(self, block);
         let hdl = hdl();
+        let name_it = |value: &Tokens, text: &str| -> Tokens {
+            quote! {
+                {
+                    #[allow(unused_imports)]
+                    use #hdl::naming::soft::{Named as _, Unnamed as _};
+                    (&#value).__rendergen_soft_name(#text);
+                }
+            }
+        };
         let mut stmts = Vec::with_capacity(block.stmts.len());
-        for stmt in std::mem::take(&mut block.stmts) {
-            let mut names = Vec::new();
-            if let syn::Stmt::Local(local) = &stmt {
-                if matches!(&local.init, Some(init) if init.diverge.is_none()) {
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            let mut after = Vec::new();
+            if let syn::Stmt::Local(local) = &mut stmt {
+                // `let x = &temporary();` relies on the temporary living as long as `x`, which
+                // wrapping would end: references are left alone (they are seldom signals).
+                let plain = matches!(&local.init, Some(init)
+                    if init.diverge.is_none() && !matches!(*init.expr, syn::Expr::Reference(_)));
+                if let (true, Some((ident, ty))) = (plain, single_ident(&local.pat)) {
+                    // `let x = e;` → `let x = { let v = e; name(&v, "x"); v };`: the value is
+                    // named without mentioning `x`, so rustc still reports `x` if unused.
+                    let init = local.init.as_mut().expect("checked above");
+                    let expr = &init.expr;
+                    let value = quote!(__rendergen_value);
+                    let ty = ty.map(|t| quote!(: #t));
+                    let named = name_it(&value, &name_text(&ident));
+                    *init.expr = syn::parse_quote! {
+                        {
+                            let #value #ty = #expr;
+                            #named
+                            #value
+                        }
+                    };
+                } else if plain {
+                    // Destructuring: name each variable after the binding.
+                    let mut names = Vec::new();
                     bound_idents(&local.pat, &mut names);
+                    for ident in names {
+                        after.push(name_it(&quote!(#ident), &name_text(&ident)));
+                    }
                 }
             }
             stmts.push(stmt);
-            for ident in names {
-                let text = ident.to_string();
-                let text = text.strip_prefix("r#").unwrap_or(&text).to_string();
-                stmts.push(syn::parse_quote! {
-                    {
-                        #[allow(unused_imports)]
-                        use #hdl::naming::soft::{Named as _, Unnamed as _};
-                        (&#ident).__rendergen_soft_name(#text);
-                    }
-                });
+            for tokens in after {
+                stmts.push(syn::parse_quote!(#tokens));
             }
         }
         block.stmts = stmts;
