@@ -179,14 +179,29 @@ pub fn number(s: &str) -> Result<i64, String> {
         Some(b) => (true, b),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
+    // Digits (and `_` separators after the first digit) only: Rust's parsers would also take a
+    // second sign (`--3`, `0x-3`).
+    let digits_only = |d: &str, radix: u32| {
+        d.starts_with(|c: char| c.is_digit(radix))
+            && d.chars().all(|c| c == '_' || c.is_digit(radix))
+    };
     let mag: i64 = if let Some(q) = body.strip_suffix(['q', 'Q']) {
         return q16(q, neg).ok_or_else(|| format!("bad or out-of-range Q16.16 literal `{s}`"));
     } else if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-        i64::from_str_radix(&h.replace('_', ""), 16).map_err(|_| format!("bad number `{s}`"))?
+        if !digits_only(h, 16) {
+            return Err(format!(
+                "bad number `{s}` (hexadecimal digits expected after 0x)"
+            ));
+        }
+        i64::from_str_radix(&h.replace('_', ""), 16)
+            .map_err(|_| format!("number `{s}` out of range"))?
     } else {
+        if !digits_only(body, 10) {
+            return Err(format!("bad number `{s}`"));
+        }
         (body.replace('_', ""))
             .parse()
-            .map_err(|_| format!("bad number `{s}`"))?
+            .map_err(|_| format!("number `{s}` out of range"))?
     };
     Ok(if neg { -mag } else { mag })
 }

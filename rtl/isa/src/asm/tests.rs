@@ -36,6 +36,23 @@ fn numbers_hex_negative_and_q16() {
 }
 
 #[test]
+fn malformed_numbers_are_refused() {
+    // Issue 15: `PUSH --3` was taken as +3 and `PUSH 0x-3` as −3.
+    for bad in [
+        "--3", "+-3", "0x-3", "0x+3", "-0x-3", "0x", "_1", "0x_1", "1a", "3-", "", "-",
+    ] {
+        assert!(number(bad).is_err(), "{bad:?} accepted");
+    }
+    for src in ["push --3", "push 0x-3"] {
+        let err = assemble(src).unwrap_err().to_string();
+        assert!(err.contains("bad number"), "{src}: {err}");
+    }
+    assert_eq!(number("1_000"), Ok(1000));
+    assert_eq!(number("-0x1_0"), Ok(-16));
+    assert_eq!(number("+7"), Ok(7));
+}
+
+#[test]
 fn q16_format_is_exact_and_parses_back() {
     for v in [0, 1, -1, 0x18000, -0x4000, i32::MAX, i32::MIN, 123_456_789] {
         let s = format_q16(v);
