@@ -42,20 +42,20 @@ pub fn decode_model(
     }
 }
 
-/// Writes an 8-bit RGBA PNG of LDR texels (exactly the bytes `astcenc -dl`/`-ds` writes).
+/// Writes an 8-bit RGBA PNG of LDR texels (exactly the bytes `astcenc -dl`/`-ds` writes); the
+/// file appears only when every byte was written ([`crate::output::write_output`]).
 pub fn write_png(out: &Path, width: u32, height: u32, texels: &[Texel]) -> Result<(), String> {
     let bytes: Vec<u8> = texels.iter().flat_map(|t| t.to_rgba8()).collect();
-    let f =
-        std::fs::File::create(out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
-    let mut enc = png::Encoder::new(std::io::BufWriter::new(f), width, height);
-    enc.set_color(png::ColorType::Rgba);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut writer = enc
-        .write_header()
-        .map_err(|e| format!("{}: {e}", out.display()))?;
-    writer
-        .write_image_data(&bytes)
-        .map_err(|e| format!("{}: {e}", out.display()))
+    crate::output::write_output(out, |w| {
+        let mut enc = png::Encoder::new(w, width, height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
+        writer
+            .write_image_data(&bytes)
+            .map_err(std::io::Error::other)?;
+        writer.finish().map_err(std::io::Error::other)
+    })
 }
 
 /// Reads an 8-bit PNG as RGBA bytes (grey, grey+alpha and RGB are expanded).
@@ -103,8 +103,8 @@ pub fn read_png(path: &Path) -> Result<(u32, u32, Vec<u8>), String> {
 /// Writes a KTX 1.0 file of FP16 RGBA texels (what `astcenc -dh` writes for a `.ktx` output).
 pub fn write_ktx(out: &Path, width: u32, height: u32, texels: &[Texel]) -> Result<(), String> {
     let halfs: Vec<u16> = texels.iter().flat_map(|t| t.to_fp16()).collect();
-    std::fs::write(out, ktx::write_rgba16f(width, height, &halfs))
-        .map_err(|e| format!("cannot write {}: {e}", out.display()))
+    let bytes = ktx::write_rgba16f(width, height, &halfs);
+    crate::output::write_output(out, |w| w.write_all(&bytes))
 }
 
 /// Counts of block kinds: kind, partition count, dual plane, each endpoint mode, weight range.
@@ -140,5 +140,26 @@ fn histogram_labels(kind: &BlockInfo) -> Vec<String> {
             v.extend(cems.iter().map(|c| format!("endpoint mode {c:>2}")));
             v
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15: `astc decode … -o /dev/full` printed "wrote /dev/full" and exited 0.
+    #[test]
+    fn writing_to_a_full_device_fails() {
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let texels = vec![Texel::error(Profile::LdrLinear); 64 * 64];
+        let png = write_png(full, 64, 64, &texels).unwrap_err();
+        let ktx = write_ktx(full, 64, 64, &texels).unwrap_err();
+        assert!(
+            png.contains("/dev/full") && ktx.contains("/dev/full"),
+            "{png} / {ktx}"
+        );
     }
 }

@@ -208,8 +208,8 @@ fn run(command: Command) -> Result<(), Failure> {
             let files = rendergen_gen::verilog::emit(&design);
             for file in &files {
                 let path = out.join(&file.name);
-                std::fs::write(&path, &file.text)
-                    .map_err(|e| Failure::check(format!("cannot write {}: {e}", path.display())))?;
+                rendergen_gen::output::write_output(&path, |w| w.write_all(file.text.as_bytes()))
+                    .map_err(Failure::check)?;
                 println!("{}", path.display());
             }
             if stats {

@@ -104,8 +104,7 @@ pub fn asm(a: AsmArgs) -> Result<(), Failure> {
     let src = String::from_utf8_lossy(&read(&a.input)?).into_owned();
     let bytes =
         assemble(&src).map_err(|e| Failure::check(format!("{}:\n{e}", a.input.display())))?;
-    std::fs::write(&a.out, &bytes)
-        .map_err(|e| Failure::check(format!("{}: {e}", a.out.display())))?;
+    rendergen_gen::output::write_output(&a.out, |w| w.write_all(&bytes)).map_err(Failure::check)?;
     println!("{}: {} bytes", a.out.display(), bytes.len());
     Ok(())
 }
