@@ -104,7 +104,7 @@ fn small(rng: &mut Rng) -> u32 {
 
 /// The texture variables of ray `i`: u v sqrt_cov base dims format scale (pixel `i` wrapped).
 fn texture_vars(t: &AstcFile, i: u32) -> Vec<u32> {
-    let p = i % (t.width * t.height);
+    let p = (u64::from(i) % (u64::from(t.width) * u64::from(t.height))) as u32;
     let (x, y) = (p % t.width, p / t.width);
     let u = q((x as f64 + 0.5) / t.width as f64);
     let v = q((y as f64 + 0.5) / t.height as f64);
@@ -123,8 +123,12 @@ fn vars(name: &str, t: &AstcFile, i: u32, rng: &mut Rng) -> Vec<u32> {
     }
 }
 
+/// The largest texture side the ASTC_A unit addresses (its width and height ports are 15 bits;
+/// its contract is 1..=16384).
+pub const MAX_TEXTURE_SIDE: u32 = 16384;
+
 /// Builds the memory (every built-in program, `custom` at 0x1800 if given, the texture) and
-/// `count` rays. A custom program's rays carry the texture variables, then three random words.
+/// `count` rays. A texture side over [`MAX_TEXTURE_SIDE`] is an error naming the limit. A custom program's rays carry the texture variables, then three random words.
 pub fn setup(
     workload: Workload,
     custom: Option<&str>,
@@ -134,6 +138,13 @@ pub fn setup(
 ) -> Result<Setup, String> {
     let mut rng = Rng::new(seed);
     let texture = texture.unwrap_or_else(|| generated_texture(&mut rng));
+    if texture.width > MAX_TEXTURE_SIDE || texture.height > MAX_TEXTURE_SIDE {
+        return Err(format!(
+            "texture of {}x{} texels: the ASTC_A unit addresses at most {MAX_TEXTURE_SIDE} texels \
+             per side (15-bit width and height ports); use a smaller texture or a mip level",
+            texture.width, texture.height
+        ));
+    }
     let mut mem = Memory::new();
     for (i, (name, src)) in PROGRAMS.iter().enumerate() {
         let code = assemble(src).map_err(|e| format!("built-in program {name}: {e}"))?;
@@ -178,6 +189,26 @@ pub fn setup(
 
 #[cfg(test)]
 mod tests {
+    /// Issue 15: a 65536-wide texture panicked (remainder by zero after width × height wrapped
+    /// u32), and a side ≥ 32768 silently wrapped the 15-bit dims ports.
+    #[test]
+    fn textures_wider_than_the_hardware_addresses_are_refused() {
+        use rendergen_sim::models::astc::{AstcFile, Footprint};
+        let fp = Footprint::parse("12x12").unwrap();
+        for (w, h) in [(65536, 12), (12, 32768), (16385, 16)] {
+            let blocks = ((w as usize).div_ceil(12)) * ((h as usize).div_ceil(12));
+            let t = AstcFile::new(fp, w, h, vec![[0u8; 16]; blocks]);
+            let err = match super::setup(super::Workload::Texture, None, Some(t), 4, 1) {
+                Err(e) => e,
+                Ok(_) => panic!("{w}x{h} accepted"),
+            };
+            assert!(
+                err.contains("16384") && err.contains(&format!("{w}x{h}")),
+                "{err}"
+            );
+        }
+    }
+
     use super::*;
     use rendergen_isa::Reason;
     use rendergen_sim::models::pbru::golden;
