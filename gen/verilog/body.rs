@@ -49,25 +49,24 @@ impl Sink {
              // The lint (UNUSEDSIGNAL of Verilator) ignores this signal by its name.\n",
         );
         writeln!(out, "  wire {name};").unwrap();
-        let mut lines = vec![String::new()];
+        // Items in lines of about 90 characters.
+        let mut lines: Vec<Vec<&str>> = vec![Vec::new()];
+        let mut len = 0;
         for item in &self.items {
-            let line = lines.last_mut().expect("one line");
-            if !line.is_empty() && line.len() + item.len() > 88 {
-                lines.push(String::new());
+            if len > 0 && len + item.len() > 88 {
+                lines.push(Vec::new());
+                len = 0;
             }
-            let line = lines.last_mut().expect("one line");
-            if !line.is_empty() {
-                line.push_str(", ");
-            }
-            line.push_str(item);
+            len += item.len() + 2;
+            lines.last_mut().expect("one line").push(item);
         }
-        writeln!(out, "  assign {name} = ^{{").unwrap();
-        let n = lines.len();
-        for (i, line) in lines.iter().enumerate() {
-            let comma = if i + 1 < n { "," } else { "" };
-            writeln!(out, "    {line}{comma}").unwrap();
-        }
-        writeln!(out, "  }};").unwrap();
+        let lines: Vec<String> = lines.iter().map(|l| l.join(", ")).collect();
+        writeln!(
+            out,
+            "  assign {name} = ^{{\n    {}\n  }};",
+            lines.join(",\n    ")
+        )
+        .unwrap();
     }
 }
 

@@ -8,6 +8,36 @@
 use super::{InputId, OutputId, SimError, Simulator};
 use rendergen_hdl::{Leaves, PortPath};
 
+/// Resolves every leaf of `shape` to a port `<prefix>_<field path>` through `find` (which gives
+/// the port's handle and width); the first missing or mis-sized port is the error.
+fn resolve<S: Leaves<u32>, Id: Copy>(
+    prefix: &str,
+    shape: &S,
+    dummy: Id,
+    find: impl Fn(&str) -> Result<(Id, u32), SimError>,
+) -> Result<S::Of<Id>, SimError> {
+    let mut err = None;
+    let ids = shape.map_leaves(&mut PortPath::new(prefix), &mut |path, w| {
+        let name = path.as_str();
+        match find(name) {
+            Ok((id, width)) if width == *w => id,
+            Ok((_, width)) => {
+                err.get_or_insert(SimError::Width {
+                    name: name.to_string(),
+                    width,
+                    value_width: *w,
+                });
+                dummy
+            }
+            Err(e) => {
+                err.get_or_insert(e);
+                dummy
+            }
+        }
+    });
+    err.map_or(Ok(ids), Err)
+}
+
 impl Simulator {
     /// The input port of every leaf of `shape`, `<prefix>_<field path>`; an error names the
     /// first port that is missing or whose width differs from the shape's.
@@ -16,26 +46,10 @@ impl Simulator {
         prefix: &str,
         shape: &S,
     ) -> Result<S::Of<InputId>, SimError> {
-        let mut err = None;
-        let ids = shape.map_leaves(&mut PortPath::new(prefix), &mut |path, w| {
-            let name = path.as_str();
-            match self.input(name) {
-                Ok(id) if self.inputs()[id.0 as usize].width == *w => id,
-                Ok(id) => {
-                    err.get_or_insert(SimError::Width {
-                        name: name.to_string(),
-                        width: self.inputs()[id.0 as usize].width,
-                        value_width: *w,
-                    });
-                    id
-                }
-                Err(e) => {
-                    err.get_or_insert(e);
-                    InputId(0)
-                }
-            }
-        });
-        err.map_or(Ok(ids), Err)
+        resolve(prefix, shape, InputId(0), |name| {
+            let id = self.input(name)?;
+            Ok((id, self.inputs()[id.0 as usize].width))
+        })
     }
 
     /// The output port of every leaf of `shape`, `<prefix>_<field path>` (errors as
@@ -45,26 +59,10 @@ impl Simulator {
         prefix: &str,
         shape: &S,
     ) -> Result<S::Of<OutputId>, SimError> {
-        let mut err = None;
-        let ids = shape.map_leaves(&mut PortPath::new(prefix), &mut |path, w| {
-            let name = path.as_str();
-            match self.output(name) {
-                Ok(id) if self.outputs()[id.0 as usize].width == *w => id,
-                Ok(id) => {
-                    err.get_or_insert(SimError::Width {
-                        name: name.to_string(),
-                        width: self.outputs()[id.0 as usize].width,
-                        value_width: *w,
-                    });
-                    id
-                }
-                Err(e) => {
-                    err.get_or_insert(e);
-                    OutputId(0)
-                }
-            }
-        });
-        err.map_or(Ok(ids), Err)
+        resolve(prefix, shape, OutputId(0), |name| {
+            let id = self.output(name)?;
+            Ok((id, self.outputs()[id.0 as usize].width))
+        })
     }
 
     /// Drives every leaf port of `ports` with the matching leaf of `values` (a record of the

@@ -74,7 +74,7 @@ fn round_robin(m: &mut Module, name: &str, mask: Sig) -> Sig {
     pick
 }
 
-/// Per entry, the constants of its place: its core and its ray slot.
+/// Per entry, its owner as constants: its core and its ray slot.
 struct EntryConsts {
     core: Vec<Sig>,
     slot: Vec<Sig>,
@@ -274,7 +274,7 @@ fn cache_ports(
 }
 
 /// The L1 request queue: one miss per cycle in, requests out. At most one request per entry
-/// is outstanding, so a FIFO of `entries` places never fills.
+/// is outstanding, so a FIFO as deep as the entry table never fills.
 #[name_lets]
 fn l1_requests(m: &mut Module, entries: u32, p: &Picks, h: &Hits) -> Stream<L1Req> {
     let miss_pick = h.i_miss.mux(p.ip, h.t_miss.mux(p.tp, p.dp));
