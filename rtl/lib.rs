@@ -1,12 +1,14 @@
 //! rendergen's hardware generators. The folder tree mirrors the block diagram:
 //! * [`astc`] — ASTC texture pipelines (ASTC_A address, ASTC_DP texel decode);
 //! * [`stream`] — valid/ready widgets (FIFO, skid buffer, arbiters, mux/demux, credits);
+//! * [`fp`] — IEEE-754 binary32 arithmetic units (FMA, compares and conversions, reciprocals, exp2/log2/sin/cos);
 //! * [`mem`] — RAMs;
 //! * [`synthetic`] — benchmark designs (counter, multiply-add mesh);
 //! * [`catalog`] — the top-level generators the command line lists, with their parameters.
 
 pub mod astc;
 pub mod catalog;
+pub mod fp;
 pub mod mem;
 pub mod pbru;
 pub mod stream;

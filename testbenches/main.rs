@@ -4,6 +4,7 @@ mod astc_cli;
 mod astc_dp;
 mod astc_model;
 mod engines_agree;
+mod fp;
 mod hierarchy;
 mod pbru_core;
 mod pbru_sched;

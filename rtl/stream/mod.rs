@@ -12,6 +12,7 @@ pub mod fifo;
 pub mod mux;
 pub mod pipe;
 pub mod skid;
+pub mod stages;
 
 use rendergen_hdl::{name_lets, pack, Bundle, ReadyDriver, Sig, Stream};
 use std::ops::RangeInclusive;

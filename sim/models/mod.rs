@@ -1,6 +1,7 @@
 //! Reference models: independent golden models used by testbenches and the command line, and
 //! the small image-file formats they exchange with reference tools.
 pub mod astc;
+pub mod fp32;
 pub mod ktx;
 pub mod pbru;
 pub mod texture_address;

@@ -74,6 +74,7 @@
 pub mod asm;
 pub mod disasm;
 pub mod doc;
+pub mod fp_tables;
 
 use std::fmt;
 
