@@ -90,6 +90,15 @@ pub struct PbruArgs {
     /// Write a waveform.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// Cycles without progress (no ray entering or leaving, no SM result, no L1 request)
+    /// before the run is reported as hung [default: 20000 + 2 × --l1-latency + 2 ×
+    /// --texture-misses].
+    #[arg(long, value_name = "CYCLES")]
+    watchdog: Option<u64>,
+    /// Exit with status 1 if any ray ended with a program error (stack underflow or overflow,
+    /// unknown opcode, bad control); without it such rays are reported and a warning printed.
+    #[arg(long)]
+    fail_on_fault: bool,
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
@@ -163,6 +172,7 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         l1_latency: a.l1_latency.max(1),
         texture_miss_cycles: a.texture_misses,
         vcd: a.vcd,
+        watchdog: a.watchdog,
     };
     let report = run(&opts).map_err(Failure::check)?;
     if a.json {
@@ -176,5 +186,19 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
             report.mismatches, a.seed
         )));
     }
-    Ok(())
+    match (report.fault_count(), a.fail_on_fault) {
+        (0, _) => Ok(()),
+        (_, true) => Err(Failure::check(format!(
+            "rays ended by a fault: {} (--fail-on-fault)",
+            report.faults_text()
+        ))),
+        (_, false) => {
+            eprintln!(
+                "warning: rays ended by a fault: {}; the engine agreed with the interpreter \
+                 (--fail-on-fault makes this an error)",
+                report.faults_text()
+            );
+            Ok(())
+        }
+    }
 }

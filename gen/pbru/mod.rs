@@ -8,7 +8,7 @@ pub mod workload;
 use rendergen_hdl::{Design, ElabErrors};
 use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_rtl::pbru::top::pbru_top;
-use rendergen_sim::agents::pbru::{L1Cfg, Report, SmLoad, System, SystemCfg};
+use rendergen_sim::agents::pbru::{default_watchdog, L1Cfg, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::AstcFile;
 use rendergen_sim::Simulator;
@@ -43,6 +43,9 @@ pub struct SimOptions {
     pub texture_miss_cycles: u64,
     /// Write a waveform here.
     pub vcd: Option<PathBuf>,
+    /// Cycles without progress (no ray in or out, no SM result, no L1 request) before the run
+    /// is reported as hung; `None`: [`default_watchdog`] of the L1 latency and texture misses.
+    pub watchdog: Option<u64>,
 }
 
 /// The engine: [`pbru_top`] (its cores are child modules).
@@ -89,14 +92,15 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
                 .map(|b| ((workload::TEXTURE_BASE + b) * 16, opts.texture_miss_cycles))
                 .collect(),
         },
+        hang_cycles: (opts.watchdog)
+            .unwrap_or_else(|| default_watchdog(opts.l1_latency.into(), opts.texture_miss_cycles)),
         ..SystemCfg::default()
     };
     let mut system = System::new(&sim, setup.mem, &sys_cfg).map_err(|e| e.to_string())?;
     for r in &setup.rays {
         (system.send(&r.ray, r.mode, r.ret_dst)).map_err(|e| e.to_string())?;
     }
-    let outcome = measure(&mut system, &mut sim, sys_cfg.hang_cycles)
-        .map_err(|e| format!("{e} (seed {})", opts.seed));
+    let outcome = measure(&mut system, &mut sim).map_err(|e| format!("{e} (seed {})", opts.seed));
     sim.finish_vcd()
         .map_err(|e| format!("writing the VCD: {e}"))?;
     outcome.map(|mut o| {
@@ -109,9 +113,9 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
 /// inside from its intake handshake (`sm_ray_in` or `ttu_ray_in`) to its return handshake
 /// (finished, parked or call-out), so by Little's law `ray_cycles / passes` is the average
 /// latency of one pass through the engine.
-fn measure(system: &mut System, sim: &mut Simulator, hang: u64) -> Result<Outcome, TbError> {
-    let (mut ray_cycles, mut last, mut idle) = (0u64, (0, 0), 0u64);
-    let (mut returned, mut finished_all) = (0, false);
+fn measure(system: &mut System, sim: &mut Simulator) -> Result<Outcome, TbError> {
+    let (mut ray_cycles, mut idle, mut last) = (0u64, 0u64, system.progress());
+    let mut finished_all = false;
     while !system.is_done() {
         if finished_all && !system.sm_pipes.scripted_pending() {
             system.sm_pipes.stop();
@@ -119,20 +123,12 @@ fn measure(system: &mut System, sim: &mut Simulator, hang: u64) -> Result<Outcom
         system.cycle(sim)?;
         let r = system.report(sim);
         finished_all = r.rays_out >= r.rays_in;
-        let entered = system.sm.input.sent() + system.ttu.input.sent();
-        returned = r.rays_out + r.parked + r.callouts;
-        ray_cycles += entered.saturating_sub(returned);
-        let now = (entered + returned, r.sm_results);
+        let now = system.progress();
+        ray_cycles += now[0].saturating_sub(now[1]);
         idle = if now == last { idle + 1 } else { 0 };
         last = now;
-        if idle > hang {
-            return Err(TbError::new(format!(
-                "hung at cycle {}: {} of {} rays finished, {} SM requests unanswered",
-                sim.cycle(),
-                r.rays_out,
-                r.rays_in,
-                system.sm_pipes.outstanding()
-            )));
+        if idle > system.hang_cycles() {
+            return Err(system.hung(sim));
         }
     }
     system.sm.output.protocol_result()?;
@@ -140,7 +136,7 @@ fn measure(system: &mut System, sim: &mut Simulator, hang: u64) -> Result<Outcom
     Ok(Outcome {
         report: system.report(sim),
         ray_cycles,
-        passes: returned,
+        passes: last[1],
     })
 }
 

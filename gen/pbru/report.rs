@@ -5,6 +5,7 @@
 //! the fraction of cycles in which it held at least one request in flight
 //! (`perf_<instance>_busy / cycles`), which a pipeline of latency L reaches at 1/L of full rate.
 
+use rendergen_isa::RayError;
 use rendergen_sim::agents::pbru::{PipeStats, Report};
 use std::fmt::Write;
 use std::ops::Deref;
@@ -43,6 +44,23 @@ impl Outcome {
         self.ray_cycles as f64 / self.passes.max(1) as f64
     }
 
+    /// Rays ended by an error of their program.
+    pub fn fault_count(&self) -> u64 {
+        self.faults.iter().sum()
+    }
+
+    /// The faults as `3 (stack_underflow 2, unknown_opcode 1)`, or `0`.
+    pub fn faults_text(&self) -> String {
+        let kinds: Vec<String> = (RayError::ALL.iter().zip(self.faults))
+            .filter(|(_, n)| *n > 0)
+            .map(|(e, n)| format!("{} {n}", e.name()))
+            .collect();
+        match kinds.is_empty() {
+            true => "0".into(),
+            false => format!("{} ({})", self.fault_count(), kinds.join(", ")),
+        }
+    }
+
     /// Requests accepted per cycle by instance `p`: `(sm_grants + core_grants) / cycles`.
     pub fn utilization(&self, p: &PipeStats) -> f64 {
         (p.sm_grants + p.core_grants) as f64 / self.cycles.max(1) as f64
@@ -55,7 +73,7 @@ pub fn to_json(o: &Outcome) -> String {
     let mut s = format!(
         "{{\"rays_in\":{},\"rays_out\":{},\"cycles\":{},\"rays_per_cycle\":{:.6},\
          \"rays_in_flight\":{:.4},\"latency_per_ray\":{:.3},\"mismatches\":{},\
-         \"unchecked\":{},\"callouts\":{},\"parked\":{},\"sm_results\":{},\"pipelines\":{{",
+         \"unchecked\":{},\"callouts\":{},\"parked\":{},\"sm_results\":{},\"faults\":{{\"total\":{}",
         r.rays_in,
         r.rays_out,
         r.cycles,
@@ -66,8 +84,13 @@ pub fn to_json(o: &Outcome) -> String {
         r.unchecked,
         r.callouts,
         r.parked,
-        r.sm_results
+        r.sm_results,
+        o.fault_count()
     );
+    for (e, n) in RayError::ALL.iter().zip(r.faults) {
+        let _ = write!(s, ",\"{}\":{n}", e.name());
+    }
+    s += "},\"pipelines\":{";
     for (i, (name, p)) in r.pipelines.iter().enumerate() {
         let sep = if i > 0 { "," } else { "" };
         let _ = write!(
@@ -89,7 +112,8 @@ pub fn to_text(o: &Outcome) -> String {
     let mut s = format!(
         "rays in {}, out {}, in {} cycles ({:.4} rays/cycle)\n\
          rays in flight {:.2} on average, {:.1} cycles per pass through the engine\n\
-         mismatches {} (unchecked {}), call-outs {}, parked {}, SM pipeline results {}\n",
+         mismatches {} (unchecked {}), call-outs {}, parked {}, SM pipeline results {}\n\
+         rays ended by a fault {}\n",
         r.rays_in,
         r.rays_out,
         r.cycles,
@@ -100,7 +124,8 @@ pub fn to_text(o: &Outcome) -> String {
         r.unchecked,
         r.callouts,
         r.parked,
-        r.sm_results
+        r.sm_results,
+        o.faults_text()
     );
     for (name, p) in &r.pipelines {
         let _ = writeln!(
@@ -111,6 +136,9 @@ pub fn to_text(o: &Outcome) -> String {
             p.sm_grants,
             p.core_grants
         );
+    }
+    for d in &r.fault_details {
+        let _ = writeln!(s, "  fault: {d}");
     }
     for d in &r.mismatch_details {
         let _ = writeln!(s, "  mismatch: {d}");

@@ -291,6 +291,27 @@ pub enum RayError {
     BadControl,
 }
 
+impl RayError {
+    /// Every error, in code order.
+    pub const ALL: [RayError; 4] = [
+        RayError::UnknownOpcode,
+        RayError::StackUnderflow,
+        RayError::StackOverflow,
+        RayError::BadControl,
+    ];
+
+    /// Its name in reports and JSON keys (`unknown_opcode`, `stack_underflow`,
+    /// `stack_overflow`, `bad_control`).
+    pub fn name(self) -> &'static str {
+        match self {
+            RayError::UnknownOpcode => "unknown_opcode",
+            RayError::StackUnderflow => "stack_underflow",
+            RayError::StackOverflow => "stack_overflow",
+            RayError::BadControl => "bad_control",
+        }
+    }
+}
+
 impl Reason {
     /// 3-bit code carried with a returned ray: 0 done, 1 parked, 4.. errors.
     pub fn code(self) -> u32 {

@@ -93,6 +93,11 @@ impl L1 {
         }
     }
 
+    /// Answers scheduled or offered but not yet taken by the engine.
+    pub fn pending(&self) -> usize {
+        self.due.len() + self.resp.pending()
+    }
+
     /// True when nothing is waiting to be answered.
     pub fn is_idle(&self) -> bool {
         self.due.is_empty() && self.resp.is_idle()

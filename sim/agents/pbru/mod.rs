@@ -17,7 +17,7 @@ pub mod sm_pipes;
 pub mod ttu;
 
 pub use l1::{L1Cfg, L1};
-pub use run::{PipeStats, Report, System, SystemCfg};
+pub use run::{default_watchdog, PipeStats, Report, System, SystemCfg};
 pub use sm::{RayMode, SmRays};
 pub use sm_pipes::{SmLoad, SmPipes};
 pub use ttu::Ttu;

@@ -6,7 +6,7 @@ use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
 use crate::engine::{OutputId, Simulator};
 use crate::kit::TbError;
 use crate::models::pbru::{golden, passes_through, FinalRay, Memory, NoAnswer, Ray};
-use rendergen_isa::{PipeKind, Reason};
+use rendergen_isa::{PipeKind, RayError, Reason};
 use std::collections::{BTreeMap, HashMap};
 
 /// Parameters of the system around the engine.
@@ -24,7 +24,8 @@ pub struct SystemCfg {
     pub ray_gap: f64,
     /// Probability of back-pressure on the ray outputs.
     pub out_stall: f64,
-    /// Cycles without any ray or result moving before the run counts as hung.
+    /// Cycles without any ray, SM result or L1 request moving before the run counts as hung
+    /// (the watchdog; [`default_watchdog`] scales it to the configured latencies).
     pub hang_cycles: u64,
 }
 
@@ -40,6 +41,15 @@ impl Default for SystemCfg {
             hang_cycles: 20_000,
         }
     }
+}
+
+/// The watchdog for a run whose L1 answers after `l1_latency` cycles and whose scripted
+/// texture misses resolve after `miss_cycles`: 20,000 idle cycles beyond the longest wait the
+/// configuration itself can cause.
+pub fn default_watchdog(l1_latency: u64, miss_cycles: u64) -> u64 {
+    20_000u64
+        .saturating_add(l1_latency.saturating_mul(2))
+        .saturating_add(miss_cycles.saturating_mul(2))
 }
 
 /// Activity of one pipeline instance, from its `perf_*` counters.
@@ -75,6 +85,11 @@ pub struct Report {
     pub parked: u64,
     /// Direct SM pipeline results checked.
     pub sm_results: u64,
+    /// Finished rays the engine ended with an error (a bad program), per kind, in the order of
+    /// [`RayError::ALL`]. They count in `rays_out` and are checked like any other ray.
+    pub faults: [u64; 4],
+    /// The first few faulted rays, described (ray id, error, program counter).
+    pub fault_details: Vec<String>,
     /// Per pipeline instance (`astc_a0`, …).
     pub pipelines: BTreeMap<String, PipeStats>,
 }
@@ -185,6 +200,14 @@ impl System {
         }
         let id = r.ray.ray_id;
         self.report.rays_out += 1;
+        if let Reason::Error(e) = r.ray.reason {
+            let k = RayError::ALL.iter().position(|x| *x == e).expect("listed");
+            self.report.faults[k] += 1;
+            if self.report.fault_details.len() < 8 {
+                let pc = r.ray.pc();
+                (self.report.fault_details).push(format!("ray {id}: {} at pc {pc:#x}", e.name()));
+            }
+        }
         if self.finished.insert(id, r.ray.clone()).is_some() {
             self.mismatch(format!("ray {id} finished twice"));
             return Ok(());
@@ -244,30 +267,60 @@ impl System {
         sim: &mut Simulator,
         mut after_cycle: impl FnMut(&mut Simulator) -> Result<(), TbError>,
     ) -> Result<Report, TbError> {
-        let (mut last, mut idle) = ((0, 0, 0), 0);
+        let (mut last, mut idle) = (self.progress(), 0);
         while !self.is_done() {
             if self.finished.len() == self.expected.len() && !self.sm_pipes.scripted_pending() {
                 self.sm_pipes.stop();
             }
             self.cycle(sim)?;
             after_cycle(sim)?;
-            let now = (
-                self.sm.input.sent() + self.ttu.input.sent(),
-                self.report.rays_out + self.ttu.parked,
-                self.sm_pipes.matched + self.sm_pipes.mismatch_count,
-            );
+            let now = self.progress();
             idle = if now == last { idle + 1 } else { 0 };
             last = now;
             if idle > self.hang_cycles {
-                return Err(TbError::new(format!(
-                    "hung at cycle {}: {} of {} rays finished, {} held at the TTU, {} SM requests unanswered",
-                    sim.cycle(), self.finished.len(), self.expected.len(), self.ttu.in_flight(), self.sm_pipes.outstanding()
-                )));
+                return Err(self.hung(sim));
             }
         }
         self.sm.output.protocol_result()?;
         self.ttu.output.protocol_result()?;
         Ok(self.report(sim))
+    }
+
+    /// What the watchdog watches: rays taken in (from the SM and the TTU), rays returned
+    /// (finished and parked), SM results, L1 requests. Nothing changing for the watchdog's
+    /// cycles means a hang.
+    pub fn progress(&self) -> [u64; 4] {
+        [
+            self.sm.input.sent() + self.ttu.input.sent(),
+            self.report.rays_out + self.ttu.parked + self.sm.callouts,
+            self.sm_pipes.matched + self.sm_pipes.mismatch_count,
+            self.l1.requests,
+        ]
+    }
+
+    /// The watchdog: idle cycles before [`System::hung`].
+    pub fn hang_cycles(&self) -> u64 {
+        self.hang_cycles
+    }
+
+    /// The watchdog's error: what was waiting on what when it fired.
+    pub fn hung(&self, sim: &Simulator) -> TbError {
+        let inside = self.progress()[0].saturating_sub(self.progress()[1]);
+        TbError::new(format!(
+            "hung at cycle {}: no ray entered or left the engine, no SM result came back and no L1 \
+             request was made for {} cycles (the watchdog: --watchdog); {} of {} rays finished, \
+             {} inside the engine, {} queued at the SM, {} held at the TTU waiting for texture data, \
+             {} L1 answers pending, {} SM pipeline requests unanswered",
+            sim.cycle(),
+            self.hang_cycles,
+            self.finished.len(),
+            self.expected.len(),
+            inside,
+            self.sm.input.pending(),
+            self.ttu.in_flight(),
+            self.l1.pending(),
+            self.sm_pipes.outstanding()
+        ))
     }
 
     /// The report so far (reads the performance counters).
