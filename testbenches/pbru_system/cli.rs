@@ -99,10 +99,7 @@ fn faulting_programs_are_reported_by_kind() {
         assert_eq!(r.fault_count(), 6, "{kind}");
         assert!(r.fault_details[0].contains(kind), "{:?}", r.fault_details);
         let json = to_json(&r);
-        assert!(
-            json.contains(&format!("\"faults\":{{\"total\":6,")),
-            "{json}"
-        );
+        assert!(json.contains("\"faults\":{\"total\":6,"), "{json}");
         assert!(json.contains(&format!("\"{kind}\":6")), "{json}");
         let text = to_text(&r);
         assert!(
