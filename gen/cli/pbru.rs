@@ -3,9 +3,10 @@
 use crate::Failure;
 use clap::{Args, Subcommand, ValueEnum};
 use rendergen_gen::pbru::{run, to_json, to_text, SimOptions, Workload};
-use rendergen_isa::{asm::assemble, disasm::disassemble};
+use rendergen_isa::{asm::assemble, disasm::disassemble_to};
 use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_sim::models::astc::AstcFile;
+use std::io::Write;
 use std::path::PathBuf;
 
 /// `rendergen asm`.
@@ -120,8 +121,15 @@ pub fn asm(a: AsmArgs) -> Result<(), Failure> {
 
 /// `rendergen disasm IN`.
 pub fn disasm(a: DisasmArgs) -> Result<(), Failure> {
-    print!("{}", disassemble(&read(&a.input)?, a.base));
-    Ok(())
+    let bytes = read(&a.input)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = disassemble_to(&bytes, a.base, &mut out).and_then(|()| out.flush());
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::check(format!("writing the disassembly: {e}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// `rendergen sim …`.

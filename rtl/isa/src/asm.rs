@@ -35,13 +35,24 @@ impl fmt::Display for AsmError {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmErrors(pub Vec<AsmError>);
 
+/// Errors [`AsmErrors`] prints one by one; the rest are counted on one last line.
+pub const ERRORS_SHOWN: usize = 50;
+
 impl fmt::Display for AsmErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
+        for (i, e) in self.0.iter().take(ERRORS_SHOWN).enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
             write!(f, "{e}")?;
+        }
+        if self.0.len() > ERRORS_SHOWN {
+            let more = self.0.len() - ERRORS_SHOWN;
+            write!(
+                f,
+                "\n… and {more} more error{}",
+                if more == 1 { "" } else { "s" }
+            )?;
         }
         Ok(())
     }

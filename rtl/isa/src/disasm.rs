@@ -37,44 +37,64 @@ pub struct Decoded {
 
 /// Decodes `bytes` (loaded at address `base`) into instructions, in order.
 pub fn decode_all(bytes: &[u8], base: u32) -> Vec<Decoded> {
-    let mut out = Vec::new();
+    decode_iter(bytes, base).collect()
+}
+
+/// [`decode_all`] one instruction at a time (no list of the whole input).
+pub fn decode_iter(bytes: &[u8], base: u32) -> impl Iterator<Item = Decoded> + '_ {
     let mut i = 0;
-    while i < bytes.len() {
+    std::iter::from_fn(move || {
+        if i >= bytes.len() {
+            return None;
+        }
         let addr = base.wrapping_add(i as u32);
         let op = Opcode::from_byte(bytes[i]);
         let len = 1 + op.map_or(0, |o| o.imm_bytes() as usize);
         if i + len > bytes.len() {
-            out.push(Decoded {
+            let rest = bytes[i..].to_vec();
+            i = bytes.len();
+            return Some(Decoded {
                 addr,
                 op: None,
                 imm: None,
-                bytes: bytes[i..].to_vec(),
+                bytes: rest,
             });
-            break;
         }
         let imm = (len > 1).then(|| {
             let mut b = [0u8; 4];
             b[..len - 1].copy_from_slice(&bytes[i + 1..i + len]);
             u32::from_le_bytes(b)
         });
-        out.push(Decoded {
+        let d = Decoded {
             addr,
             op,
             imm,
             bytes: bytes[i..i + len].to_vec(),
-        });
+        };
         i += len;
-    }
-    out
+        Some(d)
+    })
 }
 
 /// Disassembles `bytes` loaded at address `base`: one line per instruction (see the module
 /// documentation); the text assembles back to `bytes`.
 pub fn disassemble(bytes: &[u8], base: u32) -> String {
-    let mut s = String::new();
-    for d in decode_all(bytes, base) {
+    let mut s = Vec::new();
+    disassemble_to(bytes, base, &mut s).expect("writing to memory");
+    String::from_utf8(s).expect("ASCII text")
+}
+
+/// [`disassemble`] written line by line to `out` (memory stays proportional to one line).
+pub fn disassemble_to(
+    bytes: &[u8],
+    base: u32,
+    out: &mut impl std::io::Write,
+) -> std::io::Result<()> {
+    let mut text = String::new();
+    for d in decode_iter(bytes, base) {
+        text.clear();
         let hex: Vec<String> = d.bytes.iter().map(|b| format!("{b:02x}")).collect();
-        let (text, remark) = match (d.op, d.imm) {
+        let (ins, remark) = match (d.op, d.imm) {
             (Some(op), None) => (op.mnemonic().to_string(), String::new()),
             (Some(op), Some(v)) if op.imm_bytes() == 4 => {
                 (format!("{} 0x{v:08X}", op.mnemonic()), format_q16(v as i32))
@@ -89,12 +109,13 @@ pub fn disassemble(bytes: &[u8], base: u32) -> String {
                 (format!(".byte {}", list.join(", ")), remark)
             }
         };
-        let _ = writeln!(
-            s,
-            "{text:<23} ; {:04x}: {}  {remark}",
+        let _ = write!(
+            text,
+            "{ins:<23} ; {:04x}: {}  {remark}",
             d.addr,
             hex.join(" ")
         );
+        writeln!(out, "{}", text.trim_end())?;
     }
-    s.lines().map(str::trim_end).collect::<Vec<_>>().join("\n") + "\n"
+    Ok(())
 }

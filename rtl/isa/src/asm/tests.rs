@@ -146,3 +146,39 @@ fn round_trip_source_through_bytes() {
     let again = assemble(&disassemble(&bytes, 0)).unwrap();
     assert_eq!(again, bytes);
 }
+
+/// 200,000 bad lines: every error is kept, the message shows the first ones and counts the rest.
+#[test]
+fn many_errors_are_capped_in_the_message() {
+    let src = "BOGUS\n".repeat(200_000);
+    let e = assemble(&src).unwrap_err();
+    assert_eq!(e.0.len(), 200_000);
+    let text = e.to_string();
+    assert_eq!(
+        text.lines().count(),
+        crate::asm::ERRORS_SHOWN + 1,
+        "{}",
+        &text[..200]
+    );
+    assert!(
+        text.ends_with("… and 199950 more errors"),
+        "{}",
+        &text[text.len() - 80..]
+    );
+}
+
+/// The streamed disassembly is the same text as the one-string form, and disassembling a large
+/// input does not build a list of every instruction first.
+#[test]
+fn streamed_disassembly_matches() {
+    let bytes: Vec<u8> = (0..5000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+        .collect();
+    let mut out = Vec::new();
+    crate::disasm::disassemble_to(&bytes, 0x100, &mut out).unwrap();
+    assert_eq!(String::from_utf8(out).unwrap(), disassemble(&bytes, 0x100));
+    assert_eq!(
+        crate::disasm::decode_iter(&bytes, 0).count(),
+        crate::disasm::decode_all(&bytes, 0).len()
+    );
+}
