@@ -13,5 +13,6 @@ pub mod bench;
 pub mod cosim;
 pub mod output;
 pub mod pbru;
+pub mod progress;
 pub mod tools;
 pub mod verilog;

@@ -1,6 +1,6 @@
 //! The benchmark protocol on the compiled backend (`rendergen_sim::codegen`): the generated
 //! design plus a generated `main`, built with plain `rustc` once per design (cached under
-//! `target/rendergen-tools/bench-rustc/`) and run.
+//! `bench-rustc/` in the tool cache, `rendergen_gen::tools::cache::cache_root`) and run.
 
 use super::harness::run_model;
 use crate::tools::cache::cached_build;

@@ -179,8 +179,12 @@ fn run_rust(design: &Design, cycles: u64, seed: u64) -> Result<(f64, u64), ToolE
             .unwrap_or(1) as usize
     ];
     let (mut rng, mut h) = (SplitMix64(seed), HASH_INIT);
+    let progress = crate::progress::Progress::bar("simulating", cycles, "cycles");
     let start = Instant::now();
     for c in 0..cycles {
+        if c & 0xFFFF == 0 {
+            progress.set(c);
+        }
         sim.set_reset(c < 2);
         for &(id, w) in &inputs {
             if w <= 64 {

@@ -3,8 +3,8 @@
 use crate::Failure;
 use clap::{Subcommand, ValueEnum};
 use rendergen_gen::astc::{block_histogram, decode_model, decode_rtl, write_ktx, write_png};
+use rendergen_gen::progress::Progress;
 use rendergen_sim::models::astc::{AstcFile, Profile};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -105,12 +105,19 @@ fn info(input: &Path) -> Result<(), Failure> {
 fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> Result<(), Failure> {
     let file = read(input)?;
     let started = Instant::now();
+    let total = file.width as u64 * file.height as u64;
+    let bar = Progress::bar(&format!("decoding {}", input.display()), total, "texels");
+    let mut progress = |done: u64, _| {
+        if done.is_multiple_of(4096) || done == total {
+            bar.set(done)
+        }
+    };
     let decoded = match engine {
         DecodeEngine::Model => decode_model(&file, profile, &mut progress),
         DecodeEngine::Rtl => decode_rtl(&file, profile, &mut progress).map_err(Failure::check)?,
     };
+    drop(bar);
     let seconds = started.elapsed().as_secs_f64();
-    eprintln!();
     if profile == Profile::Hdr {
         write_ktx(out, file.width, file.height, &decoded.texels)
     } else {
@@ -132,19 +139,4 @@ fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> R
     );
     println!("wrote {}", out.display());
     Ok(())
-}
-
-/// Prints a progress bar on stderr for large images (every 1/64 of the work).
-fn progress(done: u64, total: u64) {
-    if total < 65_536 || !done.is_multiple_of((total / 64).max(1)) && done != total {
-        return;
-    }
-    let filled = (done * 40 / total.max(1)) as usize;
-    eprint!(
-        "\r[{}{}] {:>3}%",
-        "#".repeat(filled),
-        " ".repeat(40 - filled),
-        done * 100 / total.max(1)
-    );
-    let _ = std::io::stderr().flush();
 }

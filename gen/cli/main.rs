@@ -9,6 +9,7 @@ mod demo;
 mod pbru;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use rendergen_gen::progress::{self, ProgressMode};
 use rendergen_hdl::Design;
 use rendergen_rtl::catalog::{self, CatalogError, GENERATORS};
 use std::path::PathBuf;
@@ -17,10 +18,19 @@ use std::process::ExitCode;
 /// rendergen: GPU render-engine hardware in Rust — generate, simulate, emit Verilog, lint,
 /// synthesise.
 #[derive(Parser)]
-#[command(name = "rendergen", version, about)]
+#[command(
+    name = "rendergen",
+    version,
+    about,
+    after_help = "Environment:\n  RENDERGEN_CACHE_DIR  where Verilator, iverilog and compiled-simulator builds are cached\n                       (default: $XDG_CACHE_HOME/rendergen, else ~/.cache/rendergen)\n  RENDERGEN_PROGRESS   auto | always | never (as --progress)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Progress on stderr: `auto` (when stderr is a terminal), `always` (plain lines when it is
+    /// not), `never`. Default: $RENDERGEN_PROGRESS, else auto.
+    #[arg(long, global = true, value_name = "WHEN", value_parser = ["auto", "always", "never"])]
+    progress: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -62,8 +72,9 @@ enum Command {
         /// Parameter override NAME=VALUE (repeatable).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
-        /// Cycles to simulate.
-        #[arg(long, default_value_t = 1_000_000)]
+        /// Cycles to simulate, 1..=10^12 (progress on stderr shows the rate and time left).
+        #[arg(long, default_value_t = 1_000_000,
+              value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
         cycles: u64,
         /// RNG seed.
         #[arg(long, default_value_t = 1)]
@@ -175,6 +186,9 @@ impl From<CatalogError> for Failure {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if let Some(mode) = cli.progress.as_deref().and_then(ProgressMode::parse) {
+        progress::set_mode(mode);
+    }
     match run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {

@@ -116,6 +116,8 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
 fn measure(system: &mut System, sim: &mut Simulator) -> Result<Outcome, TbError> {
     let (mut ray_cycles, mut idle, mut last) = (0u64, 0u64, system.progress());
     let mut finished_all = false;
+    let rays = system.report(sim).rays_in;
+    let progress = crate::progress::Progress::bar("simulating the PBRU", rays, "rays");
     while !system.is_done() {
         if finished_all && !system.sm_pipes.scripted_pending() {
             system.sm_pipes.stop();
@@ -123,6 +125,9 @@ fn measure(system: &mut System, sim: &mut Simulator) -> Result<Outcome, TbError>
         system.cycle(sim)?;
         let r = system.report(sim);
         finished_all = r.rays_out >= r.rays_in;
+        if sim.cycle() & 0x3FF == 0 {
+            progress.set(r.rays_out);
+        }
         let now = system.progress();
         ray_cycles += now[0].saturating_sub(now[1]);
         idle = if now == last { idle + 1 } else { 0 };

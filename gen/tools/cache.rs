@@ -1,6 +1,7 @@
-//! A cache of tool builds (Verilator executables, iverilog `.vvp` files) keyed by a hash of
-//! everything that goes into them, under `target/rendergen-tools/` (override with
-//! `RENDERGEN_CACHE_DIR`). A build is made in a private directory and renamed into place, so
+//! A cache of tool builds (Verilator executables, iverilog `.vvp` files, compiled simulators)
+//! keyed by a hash of everything that goes into them, in the user's cache directory
+//! ([`cache_root`]: `$RENDERGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/rendergen`, else
+//! `~/.cache/rendergen`), never in the source tree the binary was built from. A build is made in a private directory and renamed into place, so
 //! concurrent tests building the same design never see a half-built entry.
 
 use super::run::ToolError;
@@ -14,17 +15,28 @@ pub fn fnv64(data: &[u8]) -> u64 {
     })
 }
 
-/// Root of the cache: `$RENDERGEN_CACHE_DIR`, else `<workspace>/target/rendergen-tools`.
+/// The environment variable naming the cache directory.
+pub const CACHE_ENV: &str = "RENDERGEN_CACHE_DIR";
+
+/// Root of the cache: `$RENDERGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/rendergen`, else
+/// `$HOME/.cache/rendergen`, else `rendergen-cache` in the temporary directory. (Empty or
+/// relative `XDG_CACHE_HOME` values are ignored, as the XDG specification says.)
 pub fn cache_root() -> PathBuf {
-    match std::env::var_os("RENDERGEN_CACHE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => match std::env::var_os("CARGO_TARGET_DIR") {
-            Some(t) => PathBuf::from(t).join("rendergen-tools"),
-            None => Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join("target")
-                .join("rendergen-tools"),
-        },
+    cache_root_in(|k| std::env::var_os(k))
+}
+
+/// [`cache_root`] with the environment given by `env`.
+fn cache_root_in(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
+    let var = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    if let Some(d) = var(CACHE_ENV) {
+        return d;
+    }
+    if let Some(x) = var("XDG_CACHE_HOME").filter(|p| p.is_absolute()) {
+        return x.join("rendergen");
+    }
+    match var("HOME") {
+        Some(h) => h.join(".cache").join("rendergen"),
+        None => std::env::temp_dir().join("rendergen-cache"),
     }
 }
 
@@ -91,4 +103,43 @@ pub(crate) fn cached_design_build(
         }
         build(dir, &names)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cache_root_in;
+    use std::path::PathBuf;
+
+    /// The cache follows the environment, never the source tree the binary was built from.
+    #[test]
+    fn cache_directory_follows_the_environment() {
+        fn env<'a>(
+            pairs: &'a [(&'a str, &'a str)],
+        ) -> impl Fn(&str) -> Option<std::ffi::OsString> + 'a {
+            move |k: &str| (pairs.iter().find(|(n, _)| *n == k)).map(|(_, v)| v.into())
+        }
+        let all = [
+            ("RENDERGEN_CACHE_DIR", "/c"),
+            ("XDG_CACHE_HOME", "/x"),
+            ("HOME", "/h"),
+        ];
+        assert_eq!(cache_root_in(env(&all)), PathBuf::from("/c"));
+        assert_eq!(cache_root_in(env(&all[1..])), PathBuf::from("/x/rendergen"));
+        let relative_xdg = [("XDG_CACHE_HOME", "rel"), ("HOME", "/h")];
+        assert_eq!(
+            cache_root_in(env(&relative_xdg)),
+            PathBuf::from("/h/.cache/rendergen")
+        );
+        assert_eq!(
+            cache_root_in(env(&[])),
+            std::env::temp_dir().join("rendergen-cache")
+        );
+        let root = super::cache_root();
+        assert!(
+            !root.starts_with(env!("CARGO_MANIFEST_DIR"))
+                || std::env::var_os("RENDERGEN_CACHE_DIR").is_some(),
+            "{}",
+            root.display()
+        );
+    }
 }

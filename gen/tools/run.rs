@@ -110,10 +110,12 @@ pub fn run_tool(cmd: &mut Command, dir: &Path, timeout: Duration) -> Result<Fini
         Err(e) => return Err(e.into()),
     };
     let start = Instant::now();
+    let progress = crate::progress::Progress::spinner(&format!("running {tool}"));
     let status = loop {
         if let Some(s) = child.try_wait()? {
             break s;
         }
+        progress.tick();
         if start.elapsed() > timeout {
             let _ = child.kill();
             let _ = child.wait();

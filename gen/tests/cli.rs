@@ -1,0 +1,99 @@
+//! The `rendergen` binary as a user runs it: exit codes, bounds on input, progress, faults.
+
+use std::process::{Command, Output};
+
+fn rendergen(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rendergen"))
+        .args(args)
+        .env_remove("RENDERGEN_PROGRESS")
+        .output()
+        .expect("the rendergen binary runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rendergen-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// `bench --cycles 2^64-1` used to run silently for ever: the count is bounded, the message
+/// names the range.
+#[test]
+fn bench_cycles_are_bounded() {
+    let o = rendergen(&["bench", "fifo", "--cycles", "18446744073709551615"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1..=1000000000000"), "{}", stderr(&o));
+    let o = rendergen(&["bench", "fifo", "--cycles", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Progress is off on a pipe by default and on with `--progress always` (plain lines).
+#[test]
+fn progress_is_shown_when_asked() {
+    let quiet = rendergen(&["bench", "fifo", "--cycles", "100000"]);
+    assert!(quiet.status.success());
+    assert_eq!(stderr(&quiet), "");
+    let o = rendergen(&[
+        "--progress",
+        "always",
+        "bench",
+        "fifo",
+        "--cycles",
+        "100000",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("simulating: started") && e.contains("simulating: done in"),
+        "{e}"
+    );
+    let o = rendergen(&["--progress", "sometimes", "list"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// A faulting program: a warning and exit 0 by default, exit 1 with `--fail-on-fault`, and the
+/// JSON counts the fault by kind.
+#[test]
+fn faults_reach_the_exit_code_when_asked() {
+    let program = scratch("randsel0.asm");
+    std::fs::write(&program, "RANDSEL 0\nRAYSTOP\n").unwrap();
+    let p = program.to_str().unwrap();
+    let o = rendergen(&["sim", "pbru", "--rays", "4", "--program", p, "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("warning: rays ended by a fault: 4 (bad_control 4)"));
+    let json = String::from_utf8_lossy(&o.stdout);
+    assert!(json.contains("\"faults\":{\"total\":4,"), "{json}");
+    let o = rendergen(&[
+        "sim",
+        "pbru",
+        "--rays",
+        "4",
+        "--program",
+        p,
+        "--fail-on-fault",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--fail-on-fault"), "{}", stderr(&o));
+}
+
+/// 200,000 bad lines: 50 errors printed, the rest counted.
+#[test]
+fn assembler_errors_are_capped() {
+    let src = scratch("bad.asm");
+    std::fs::write(&src, "BOGUS 1\n".repeat(200_000)).unwrap();
+    let out = scratch("bad.bin");
+    let o = rendergen(&["asm", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.lines().count() <= 53, "{} lines", e.lines().count());
+    assert!(
+        e.contains("… and 199950 more errors"),
+        "{}",
+        &e[e.len() - 100..]
+    );
+    assert!(!out.exists());
+}
