@@ -99,3 +99,48 @@ fn decode_ldr_srgb_png_equals_astcenc() {
 fn decode_hdr_ktx_equals_astcenc() {
     check(Profile::Hdr);
 }
+
+/// `-o x.ktx` with an LDR profile writes an RGBA8 KTX (it used to write a PNG under that name)
+/// equal in texels to what `astcenc -dl` writes to a `.ktx`; the format follows the extension,
+/// and what cannot hold the result is refused before decoding.
+#[test]
+fn output_format_follows_the_extension() {
+    use rendergen_gen::astc::{decode_into, decode_model_rows, ImageFormat};
+    let scratch = Scratch::new("cli-ktx8");
+    let fp = Footprint::parse("6x6").unwrap();
+    let file = astcenc::compress(
+        &scratch,
+        "k",
+        &images::source(Profile::LdrLinear),
+        fp,
+        Profile::LdrLinear,
+        "-fast",
+    );
+    let ours = scratch.path("ours.ktx");
+    let format = ImageFormat::for_path(&ours, Profile::LdrLinear).unwrap();
+    assert_eq!(format, ImageFormat::Ktx8);
+    decode_into(&ours, (file.width, file.height), format, |sink| {
+        decode_model_rows(&file, Profile::LdrLinear, sink)
+    })
+    .unwrap();
+    let a = ktx::read(&std::fs::read(&ours).unwrap()).unwrap();
+    let b = astcenc::decompress(&scratch, "k", &file, Profile::LdrLinear);
+    assert!(!a.half && !b.half, "both 8-bit");
+    assert_eq!((a.width, a.height), (b.width, b.height));
+    assert_eq!(a.data, b.data, "texels differ from astcenc -dl");
+
+    let png = std::path::Path::new("x.png");
+    assert_eq!(
+        ImageFormat::for_path(png, Profile::LdrSrgb),
+        Ok(ImageFormat::Png)
+    );
+    let e = ImageFormat::for_path(png, Profile::Hdr).unwrap_err();
+    assert!(e.contains("write a .ktx"), "{e}");
+    let e = ImageFormat::for_path(std::path::Path::new("x.bmp"), Profile::LdrLinear).unwrap_err();
+    assert!(e.contains(".png") && e.contains(".ktx"), "{e}");
+    // KTX 1.0 cannot hold a 65536x65536 half-float image: refused before anything is written.
+    let big = scratch.path("big.ktx");
+    let e = decode_into(&big, (65536, 65536), ImageFormat::Ktx16, |_| Ok(())).unwrap_err();
+    assert!(e.contains("32 bits"), "{e}");
+    assert!(!big.exists());
+}

@@ -4,11 +4,12 @@
 
 mod rtl;
 
-pub use rtl::decode_rtl;
+pub use rtl::{decode_rtl, decode_rtl_rows};
 
 use rendergen_sim::models::astc::{decode_texel, AstcFile, BlockInfo, Profile, Texel};
 use rendergen_sim::models::ktx;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::Path;
 
 /// The texels of a decoded image, row-major, and the cycles the RTL took (`None` for the model).
@@ -19,43 +20,178 @@ pub struct Decoded {
     pub cycles: Option<u64>,
 }
 
+/// A consumer of decoded texel rows, top row first, one call per row of the image.
+pub type RowSink<'a> = dyn FnMut(&[Texel]) -> Result<(), String> + 'a;
+
 /// Decodes every texel with the reference model. `progress(done, total)` is called per texel.
 pub fn decode_model(
     file: &AstcFile,
     profile: Profile,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Decoded {
-    let (w, h) = (file.width, file.height);
-    let (bw, bh) = (file.footprint.w(), file.footprint.h());
-    let total = w as u64 * h as u64;
-    let mut texels = Vec::with_capacity(total as usize);
-    for y in 0..h {
-        for x in 0..w {
-            let block = file.block(x / bw, y / bh);
-            texels.push(decode_texel(block, file.footprint, profile, x % bw, y % bh));
-            progress(texels.len() as u64, total);
-        }
-    }
+    let mut texels = Vec::with_capacity(file.width as usize * file.height as usize);
+    let collect = &mut |row: &[Texel]| {
+        texels.extend_from_slice(row);
+        progress(texels.len() as u64, file.width as u64 * file.height as u64);
+        Ok(())
+    };
+    decode_model_rows(file, profile, collect).expect("collecting cannot fail");
     Decoded {
         texels,
         cycles: None,
     }
 }
 
+/// [`decode_model`] handing each row to `row` as it is decoded (memory: one row).
+pub fn decode_model_rows(
+    file: &AstcFile,
+    profile: Profile,
+    row: &mut RowSink,
+) -> Result<(), String> {
+    let (bw, bh) = (file.footprint.w(), file.footprint.h());
+    let mut line = Vec::with_capacity(file.width as usize);
+    for y in 0..file.height {
+        line.clear();
+        for x in 0..file.width {
+            let block = file.block(x / bw, y / bh);
+            line.push(decode_texel(block, file.footprint, profile, x % bw, y % bh));
+        }
+        row(&line)?;
+    }
+    Ok(())
+}
+
+/// The file format of a decoded image.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ImageFormat {
+    /// 8-bit RGBA PNG (LDR profiles; what `astcenc -dl`/`-ds` writes to a `.png`).
+    Png,
+    /// 8-bit RGBA KTX 1.0 (LDR profiles; what `astcenc -dl`/`-ds` writes to a `.ktx`).
+    Ktx8,
+    /// Half-float RGBA KTX 1.0 (HDR; what `astcenc -dh` writes to a `.ktx`).
+    Ktx16,
+}
+
+impl ImageFormat {
+    /// The format an output file named `out` asks for (by its extension, `.png` or `.ktx`)
+    /// when decoding with `profile`; an HDR decode to PNG or another extension is an error.
+    pub fn for_path(out: &Path, profile: Profile) -> Result<ImageFormat, String> {
+        let ext = out.extension().map(|e| e.to_string_lossy().to_lowercase());
+        match (ext.as_deref(), profile == Profile::Hdr) {
+            (Some("ktx"), true) => Ok(ImageFormat::Ktx16),
+            (Some("ktx"), false) => Ok(ImageFormat::Ktx8),
+            (Some("png"), false) => Ok(ImageFormat::Png),
+            (Some("png"), true) => Err(format!(
+                "{}: the HDR profile decodes to half-floats, which a PNG cannot hold; \
+                 write a .ktx",
+                out.display()
+            )),
+            _ => Err(format!(
+                "{}: unknown image format; the output name must end in .png (LDR) or .ktx",
+                out.display()
+            )),
+        }
+    }
+}
+
+/// Where [`decode_into`] writes rows: a PNG's compressor, or straight into the file (KTX).
+enum Rows<W: Write> {
+    Png(png::Writer<W>),
+    Raw(W),
+}
+
+/// A row destination borrowed from [`Rows`].
+enum RowOut<'a, W: Write> {
+    Png(png::StreamWriter<'a, W>),
+    Raw(&'a mut W),
+}
+
+/// Writes the image `decode` produces row by row straight into `out` in `format`, so memory
+/// stays one row however large the image; `out` appears only when the whole image was written
+/// ([`crate::output::write_output`]). Returns what `decode` returns.
+pub fn decode_into<T>(
+    out: &Path,
+    (width, height): (u32, u32),
+    format: ImageFormat,
+    decode: impl FnOnce(&mut RowSink) -> Result<T, String>,
+) -> Result<T, String> {
+    let header = match format {
+        ImageFormat::Png => None,
+        ImageFormat::Ktx8 => Some(ktx::header_rgba8(width, height)),
+        ImageFormat::Ktx16 => Some(ktx::header_rgba16f(width, height)),
+    };
+    let header = (header.transpose()).map_err(|e| format!("{}: {e}", out.display()))?;
+    let hdr = format == ImageFormat::Ktx16;
+    let mut result = None;
+    let mut failure = None;
+    let written = crate::output::write_output(out, |w| {
+        let mut rows = match &header {
+            Some(h) => {
+                w.write_all(h)?;
+                Rows::Raw(w)
+            }
+            None => {
+                let mut enc = png::Encoder::new(w, width, height);
+                enc.set_color(png::ColorType::Rgba);
+                enc.set_depth(png::BitDepth::Eight);
+                Rows::Png(enc.write_header().map_err(std::io::Error::other)?)
+            }
+        };
+        {
+            let mut out = match &mut rows {
+                Rows::Png(p) => RowOut::Png(p.stream_writer().map_err(std::io::Error::other)?),
+                Rows::Raw(w) => RowOut::Raw(w),
+            };
+            let mut bytes = Vec::with_capacity(8 * width as usize);
+            let mut sink = |row: &[Texel]| {
+                bytes.clear();
+                for t in row {
+                    match hdr {
+                        true => (t.to_fp16().iter())
+                            .for_each(|v| bytes.extend_from_slice(&v.to_le_bytes())),
+                        false => bytes.extend_from_slice(&t.to_rgba8()),
+                    }
+                }
+                let done = match &mut out {
+                    RowOut::Png(p) => p.write_all(&bytes),
+                    RowOut::Raw(w) => w.write_all(&bytes),
+                };
+                done.map_err(|e| e.to_string())
+            };
+            match decode(&mut sink) {
+                Ok(v) => result = Some(v),
+                Err(e) => {
+                    failure = Some(e.clone());
+                    return Err(std::io::Error::other(e));
+                }
+            }
+            if let RowOut::Png(p) = out {
+                p.finish().map_err(std::io::Error::other)?;
+            }
+        }
+        match rows {
+            Rows::Png(p) => p.finish().map_err(std::io::Error::other),
+            Rows::Raw(_) => Ok(()),
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    written?;
+    Ok(result.expect("set when the write succeeded"))
+}
+
 /// Writes an 8-bit RGBA PNG of LDR texels (exactly the bytes `astcenc -dl`/`-ds` writes); the
 /// file appears only when every byte was written ([`crate::output::write_output`]).
 pub fn write_png(out: &Path, width: u32, height: u32, texels: &[Texel]) -> Result<(), String> {
-    let bytes: Vec<u8> = texels.iter().flat_map(|t| t.to_rgba8()).collect();
-    crate::output::write_output(out, |w| {
-        let mut enc = png::Encoder::new(w, width, height);
-        enc.set_color(png::ColorType::Rgba);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut writer = enc.write_header().map_err(std::io::Error::other)?;
-        writer
-            .write_image_data(&bytes)
-            .map_err(std::io::Error::other)?;
-        writer.finish().map_err(std::io::Error::other)
+    decode_into(out, (width, height), ImageFormat::Png, |sink| {
+        rows_of(texels, width, sink)
     })
+}
+
+/// Hands `texels` to `sink` in rows of `width`.
+fn rows_of(texels: &[Texel], width: u32, sink: &mut RowSink) -> Result<(), String> {
+    texels.chunks(width.max(1) as usize).try_for_each(sink)
 }
 
 /// Reads an 8-bit PNG as RGBA bytes (grey, grey+alpha and RGB are expanded).
@@ -102,9 +238,9 @@ pub fn read_png(path: &Path) -> Result<(u32, u32, Vec<u8>), String> {
 
 /// Writes a KTX 1.0 file of FP16 RGBA texels (what `astcenc -dh` writes for a `.ktx` output).
 pub fn write_ktx(out: &Path, width: u32, height: u32, texels: &[Texel]) -> Result<(), String> {
-    let halfs: Vec<u16> = texels.iter().flat_map(|t| t.to_fp16()).collect();
-    let bytes = ktx::write_rgba16f(width, height, &halfs);
-    crate::output::write_output(out, |w| w.write_all(&bytes))
+    decode_into(out, (width, height), ImageFormat::Ktx16, |sink| {
+        rows_of(texels, width, sink)
+    })
 }
 
 /// Counts of block kinds: kind, partition count, dual plane, each endpoint mode, weight range.

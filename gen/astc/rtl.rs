@@ -1,6 +1,6 @@
 //! Decoding a whole image through the ASTC_DP RTL, cycle by cycle.
 
-use super::Decoded;
+use super::{Decoded, RowSink};
 use rendergen_hdl::Bits;
 use rendergen_rtl::astc::dp::{
     astc_dp_top, DpCfg, Footprint as DpFootprint, Profile as DpProfile, Profiles,
@@ -25,6 +25,26 @@ pub fn decode_rtl(
     profile: Profile,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Decoded, String> {
+    let mut texels = Vec::with_capacity(file.width as usize * file.height as usize);
+    let total = file.width as u64 * file.height as u64;
+    let cycles = decode_rtl_rows(file, profile, &mut |row: &[Texel]| {
+        texels.extend_from_slice(row);
+        progress(texels.len() as u64, total);
+        Ok(())
+    })?;
+    Ok(Decoded {
+        texels,
+        cycles: Some(cycles),
+    })
+}
+
+/// [`decode_rtl`] handing each row of texels to `row` as the last of its texels leaves the
+/// pipeline (memory: one row); returns the cycles simulated.
+pub fn decode_rtl_rows(
+    file: &AstcFile,
+    profile: Profile,
+    row: &mut RowSink,
+) -> Result<u64, String> {
     let (bw, bh) = (file.footprint.w(), file.footprint.h());
     let footprint = DpFootprint::new(bw, bh)
         .ok_or_else(|| format!("footprint {bw}x{bh} is not a 2D ASTC footprint"))?;
@@ -58,11 +78,12 @@ pub fn decode_rtl(
     } else {
         TexelEncoding::Unorm16
     };
-    let mut texels = Vec::with_capacity(total as usize);
+    let mut line = Vec::with_capacity(w as usize);
+    let mut delivered = 0u64;
     let mut sent = 0u64;
     let mut current = u64::MAX; // index of the block on the request port
     sim.reset(1);
-    while (texels.len() as u64) < total {
+    while delivered < total {
         if sent < total {
             let (x, y) = ((sent % w as u64) as u32, (sent / w as u64) as u32);
             let index = (y / bh) as u64 * file.blocks_x() as u64 + (x / bw) as u64;
@@ -88,23 +109,23 @@ pub fn decode_rtl(
                 (v >> 32) as u16,
                 (v >> 48) as u16,
             ];
-            texels.push(Texel {
+            line.push(Texel {
                 rgba: rgba16,
                 encoding,
                 error: sim.peek(error) == 1,
             });
-            progress(texels.len() as u64, total);
+            delivered += 1;
+            if line.len() == w as usize {
+                row(&line)?;
+                line.clear();
+            }
         }
         sim.step();
         if sim.cycle() > 16 * total + 1000 {
             return Err(format!(
-                "ASTC_DP stopped delivering after {} of {total} texels",
-                texels.len()
+                "ASTC_DP stopped delivering after {delivered} of {total} texels"
             ));
         }
     }
-    Ok(Decoded {
-        texels,
-        cycles: Some(sim.cycle()),
-    })
+    Ok(sim.cycle())
 }

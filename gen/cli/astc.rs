@@ -2,9 +2,11 @@
 
 use crate::Failure;
 use clap::{Subcommand, ValueEnum};
-use rendergen_gen::astc::{block_histogram, decode_model, decode_rtl, write_ktx, write_png};
+use rendergen_gen::astc::{
+    block_histogram, decode_into, decode_model_rows, decode_rtl_rows, ImageFormat,
+};
 use rendergen_gen::progress::Progress;
-use rendergen_sim::models::astc::{AstcFile, Profile};
+use rendergen_sim::models::astc::{AstcFile, Profile, Texel};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -103,30 +105,30 @@ fn info(input: &Path) -> Result<(), Failure> {
 }
 
 fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> Result<(), Failure> {
+    let format = ImageFormat::for_path(out, profile).map_err(Failure::usage)?;
     let file = read(input)?;
     let started = Instant::now();
     let total = file.width as u64 * file.height as u64;
     let bar = Progress::bar(&format!("decoding {}", input.display()), total, "texels");
-    let mut progress = |done: u64, _| {
-        if done.is_multiple_of(4096) || done == total {
-            bar.set(done)
+    let (width, mut done) = (file.width as u64, 0u64);
+    let cycles = decode_into(out, (file.width, file.height), format, |sink| {
+        let mut rows = |row: &[Texel]| {
+            sink(row)?;
+            done += width;
+            bar.set(done);
+            Ok(())
+        };
+        match engine {
+            DecodeEngine::Model => decode_model_rows(&file, profile, &mut rows).map(|()| None),
+            DecodeEngine::Rtl => decode_rtl_rows(&file, profile, &mut rows).map(Some),
         }
-    };
-    let decoded = match engine {
-        DecodeEngine::Model => decode_model(&file, profile, &mut progress),
-        DecodeEngine::Rtl => decode_rtl(&file, profile, &mut progress).map_err(Failure::check)?,
-    };
+    })
+    .map_err(Failure::check)?;
     drop(bar);
     let seconds = started.elapsed().as_secs_f64();
-    if profile == Profile::Hdr {
-        write_ktx(out, file.width, file.height, &decoded.texels)
-    } else {
-        write_png(out, file.width, file.height, &decoded.texels)
-    }
-    .map_err(Failure::check)?;
-    let n = decoded.texels.len() as u64;
+    let n = total;
     println!("texels:          {n}");
-    match decoded.cycles {
+    match cycles {
         Some(c) => {
             println!("cycles:          {c}");
             println!("texels/cycle:    {:.4}", n as f64 / c as f64);

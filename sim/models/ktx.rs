@@ -64,19 +64,57 @@ fn header(gl_type: u32, type_size: u32, internal: u32, w: u32, h: u32, image_siz
 }
 
 /// KTX bytes of an RGBA8 image.
+///
+/// # Panics
+/// If the image exceeds KTX 1.0's 4 GiB ([`header_rgba8`] returns that as an error).
 pub fn write_rgba8(w: u32, h: u32, rgba: &[u8]) -> Vec<u8> {
-    let mut out = header(GL_UNSIGNED_BYTE, 1, 0x8058, w, h, rgba.len() as u32);
+    let mut out = header_rgba8(w, h).expect("image within KTX 1.0's 4 GiB");
     out.extend_from_slice(rgba);
     out
 }
 
+/// The header of a `w`×`h` RGBA8 KTX whose texel data follows row by row; an image over KTX
+/// 1.0's 32-bit image size is refused with its size.
+pub fn header_rgba8(w: u32, h: u32) -> Result<Vec<u8>, String> {
+    Ok(header(
+        GL_UNSIGNED_BYTE,
+        1,
+        0x8058,
+        w,
+        h,
+        image_size(w, h, 4)?,
+    ))
+}
+
+/// KTX 1.0's 32-bit image size of `w`×`h` texels of `bytes` each.
+fn image_size(w: u32, h: u32, bytes: u64) -> Result<u32, String> {
+    let n = bytes * w as u64 * h as u64;
+    u32::try_from(n).map_err(|_| {
+        format!(
+            "a {w}x{h} image of {bytes}-byte texels is {n} bytes; KTX 1.0 stores the image \
+             size in 32 bits (at most {} bytes)",
+            u32::MAX
+        )
+    })
+}
+
 /// KTX bytes of an RGBA16F image (FP16 bit patterns).
+///
+/// # Panics
+/// If the image exceeds KTX 1.0's 4 GiB ([`header_rgba16f`] returns that as an error).
 pub fn write_rgba16f(w: u32, h: u32, rgba: &[u16]) -> Vec<u8> {
-    let mut out = header(GL_HALF_FLOAT, 2, 0x881A, w, h, 2 * rgba.len() as u32);
+    let mut out = header_rgba16f(w, h).expect("image within KTX 1.0's 4 GiB");
     for v in rgba {
         out.extend_from_slice(&v.to_le_bytes());
     }
     out
+}
+
+/// The header (with the image-size word) of a `w`×`h` RGBA half-float KTX whose texel data
+/// follows, row by row (for writing a large image without holding it); an image over the
+/// 32-bit image size of KTX 1.0 (4 GiB) is refused with its size.
+pub fn header_rgba16f(w: u32, h: u32) -> Result<Vec<u8>, String> {
+    Ok(header(GL_HALF_FLOAT, 2, 0x881A, w, h, image_size(w, h, 8)?))
 }
 
 /// Parses an uncompressed 2D KTX 1.0 file.
