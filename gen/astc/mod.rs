@@ -102,7 +102,7 @@ enum Rows<W: Write> {
 
 /// A row destination borrowed from [`Rows`].
 enum RowOut<'a, W: Write> {
-    Png(png::StreamWriter<'a, W>),
+    Png(Box<png::StreamWriter<'a, W>>),
     Raw(&'a mut W),
 }
 
@@ -139,7 +139,9 @@ pub fn decode_into<T>(
         };
         {
             let mut out = match &mut rows {
-                Rows::Png(p) => RowOut::Png(p.stream_writer().map_err(std::io::Error::other)?),
+                Rows::Png(p) => {
+                    RowOut::Png(Box::new(p.stream_writer().map_err(std::io::Error::other)?))
+                }
                 Rows::Raw(w) => RowOut::Raw(w),
             };
             let mut bytes = Vec::with_capacity(8 * width as usize);
