@@ -35,8 +35,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// One line per top-level generator: name, then its parameters with defaults.
-    List,
+    /// One line per top-level generator: name, then its parameters with defaults. With --long
+    /// (or a generator's name), each parameter with its default, valid values and meaning.
+    List {
+        /// Only this generator (implies --long).
+        top: Option<String>,
+        /// Every parameter with its valid values and meaning.
+        #[arg(long)]
+        long: bool,
+    },
     /// Write the Verilog of a generator and print the files written.
     Verilog {
         /// Generator name (see `rendergen list`).
@@ -204,9 +211,25 @@ fn build(top: &str, params: &[String]) -> Result<Design, Failure> {
 
 fn run(command: Command) -> Result<(), Failure> {
     match command {
-        Command::List => {
-            for g in GENERATORS {
-                println!("{:<18} {:<40} # {}", g.name, g.defaults(), g.doc);
+        Command::List { top, long } => {
+            let chosen = match &top {
+                Some(name) => vec![catalog::find(name)?],
+                None => GENERATORS.iter().collect(),
+            };
+            for g in chosen {
+                if !long && top.is_none() {
+                    println!("{:<18} {:<40} # {}", g.name, g.defaults(), g.doc);
+                    continue;
+                }
+                println!("{} — {}", g.name, g.doc);
+                let set = |p: &catalog::ParamSpec| format!("{}={}", p.name, p.default);
+                let width = g.params.iter().map(|p| set(p).len()).max().unwrap_or(0);
+                for p in g.params {
+                    println!("  -p {:<width$}  {} ({})", set(p), p.doc, p.valid());
+                }
+                if g.params.is_empty() {
+                    println!("  (no parameters)");
+                }
             }
             Ok(())
         }

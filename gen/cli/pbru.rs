@@ -150,7 +150,13 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         .map(|n| {
             (cfg.pipes.iter().position(|p| p.kind.name() == n.as_str()))
                 .map(|i| i as u32)
-                .ok_or_else(|| Failure::usage(format!("--sm-target {n}: no such pipeline")))
+                .ok_or_else(|| {
+                    let names: Vec<&str> = cfg.pipes.iter().map(|p| p.kind.name()).collect();
+                    Failure::usage(format!(
+                        "--sm-target {n}: no such pipeline; valid: {}",
+                        names.join(", ")
+                    ))
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     let program = match &a.program {

@@ -97,3 +97,37 @@ fn assembler_errors_are_capped() {
     );
     assert!(!out.exists());
 }
+
+/// `--sm-target` with an unknown name lists the valid ones (exit 2).
+#[test]
+fn sm_target_lists_the_valid_pipelines() {
+    let o = rendergen(&["sim", "pbru", "--sm-target", "phong"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("valid: astc_a, astc_dp, ggx"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `list --long` and `list TOP` show each parameter with its default, range and meaning.
+#[test]
+fn list_long_shows_parameter_ranges() {
+    let o = rendergen(&["list", "pbru"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.starts_with("pbru — "), "{out}");
+    assert!(
+        out.contains("-p cores=4") && out.contains("an integer in 1..=8"),
+        "{out}"
+    );
+    let o = rendergen(&["list", "--long"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("fifo — ") && out.contains("-p depth=16"),
+        "{out}"
+    );
+    let o = rendergen(&["list", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("fifo"), "{}", stderr(&o));
+}
