@@ -11,6 +11,7 @@
 pub mod astc;
 pub mod bench;
 pub mod cosim;
+pub mod fpga;
 pub mod output;
 pub mod pbru;
 pub mod progress;

@@ -9,6 +9,8 @@ command -v verilator >/dev/null 2>&1 || need+=(verilator)
 command -v iverilog  >/dev/null 2>&1 || need+=(iverilog)
 command -v astcenc   >/dev/null 2>&1 || need+=(astcenc)
 [ -e /usr/include/astcenc.h ] || need+=(libastcenc-dev)
+command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
+command -v icepack   >/dev/null 2>&1 || need+=(fpga-icestorm)
 command -v g++       >/dev/null 2>&1 || need+=(g++)
 command -v make      >/dev/null 2>&1 || need+=(make)
 

@@ -119,6 +119,39 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Place and route on an iCE40 with nextpnr: Yosys synth_ice40, a fit check before
+    /// placing, nextpnr-ice40 against a clock target, icepack; reports logic cells, block RAMs,
+    /// I/O pins, Fmax per clock and whether timing is met. Files land in the output folder.
+    Fpga {
+        /// Generator name.
+        top: String,
+        /// Parameter override NAME=VALUE (repeatable).
+        #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+        params: Vec<String>,
+        /// Device: ice40-hx8k (HX8K-CT256, the HX8K breakout board) or ice40-up5k (UP5K-SG48,
+        /// the iCEBreaker).
+        #[arg(long, value_parser = ["ice40-hx8k", "ice40-up5k"])]
+        target: String,
+        /// Pin map (.pcf) naming the top's Verilog ports (`clk_i`, `rst_i`, `<port>_i`,
+        /// `<port>_o`); without it nextpnr places the pins (or, with --wrap, the board's map in
+        /// constraints/<board>/serial_wrap.pcf is used).
+        #[arg(long)]
+        pcf: Option<PathBuf>,
+        /// Clock target in MHz (timing-driven placement and the verdict).
+        #[arg(long, default_value_t = 12.0)]
+        freq: f64,
+        /// Output folder (Verilog, netlist, placed design, bitstream, reports)
+        /// [default: fpga-<top>-<target>].
+        #[arg(short = 'o', long = "out")]
+        out: Option<PathBuf>,
+        /// Put the top behind shift registers on five pins (clk_i, rst_i, sdi_i, capture_i,
+        /// sdo_o), for timing and area studies of tops with more port bits than pins.
+        #[arg(long)]
+        wrap: bool,
+        /// Print one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// ASTC textures: decode through the ASTC_DP RTL or the reference model; inspect blocks.
     #[command(subcommand)]
     Astc(astc::AstcCommand),
@@ -311,6 +344,43 @@ fn run(command: Command) -> Result<(), Failure> {
                 println!("{}", r.to_json());
             } else {
                 println!("{r}");
+            }
+            Ok(())
+        }
+        Command::Fpga {
+            top,
+            params,
+            target,
+            pcf,
+            freq,
+            out,
+            wrap,
+            json,
+        } => {
+            use rendergen_gen::fpga::{fpga, FpgaError, FpgaOptions, FpgaTarget};
+            if !(freq.is_finite() && freq > 0.0 && freq <= 1000.0) {
+                return Err(Failure::usage(format!(
+                    "--freq {freq}: a clock target in MHz, above 0 and at most 1000"
+                )));
+            }
+            let target = FpgaTarget::parse(&target).expect("clap checked the value");
+            let design = build(&top, &params)?;
+            let out_dir = out.unwrap_or_else(|| format!("fpga-{top}-{}", target.name()).into());
+            let opts = FpgaOptions {
+                target,
+                pcf,
+                freq_mhz: freq,
+                out_dir,
+                wrap,
+            };
+            let report = fpga(&design, &opts).map_err(|e| match e {
+                FpgaError::DoesNotFit(m) => Failure::check(m),
+                e => Failure::check(e),
+            })?;
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                println!("{report}");
             }
             Ok(())
         }

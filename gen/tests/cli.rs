@@ -131,3 +131,78 @@ fn list_long_shows_parameter_ranges() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("fifo"), "{}", stderr(&o));
 }
+
+/// The iCE40 flow on both targets: a bitstream and a timing report; a top with more port bits
+/// than the UP5K package has pins is refused with the numbers and a way out (`--wrap`), and a
+/// design that does not fit is refused before place and route.
+#[test]
+fn fpga_flow_on_both_ice40_targets() {
+    let dir = scratch("fpga");
+    let out = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let hx = out("hx8k");
+    let o = rendergen(&[
+        "fpga",
+        "fifo",
+        "--target",
+        "ice40-hx8k",
+        "-o",
+        &hx,
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["clocks"][0]["fmax_mhz"].as_f64().unwrap() > 12.0, "{v}");
+    assert!(v["logic_cells"]["used"].as_u64().unwrap() > 20, "{v}");
+    assert_eq!(v["logic_cells"]["available"], 7680);
+    assert!(std::fs::metadata(dir.join("hx8k/fifo.bin")).unwrap().len() > 1000);
+
+    let up = out("up5k");
+    let o = rendergen(&["fpga", "fifo", "--target", "ice40-up5k", "-o", &up]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(
+        e.contains("77 I/O bits") && e.contains("39 user I/O pins") && e.contains("--wrap"),
+        "{e}"
+    );
+    let o = rendergen(&[
+        "fpga",
+        "fifo",
+        "--target",
+        "ice40-up5k",
+        "-o",
+        &up,
+        "--wrap",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("fifo_serial on iCE40UP5K-SG48")
+            && text.contains("I/O pins            5 / 39"),
+        "{text}"
+    );
+    assert!(dir.join("up5k/fifo_serial.bin").exists());
+
+    let big = out("big");
+    let o = rendergen(&[
+        "fpga",
+        "fifo",
+        "-p",
+        "width=64",
+        "-p",
+        "depth=16384",
+        "--target",
+        "ice40-up5k",
+        "--wrap",
+        "-o",
+        &big,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("256 block RAMs of 30"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!dir.join("big/fifo_serial.asc").exists(), "nothing placed");
+    let o = rendergen(&["fpga", "fifo", "--target", "ice40-hx8k", "--freq", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -5,7 +5,7 @@
 pub mod cache;
 mod lint;
 mod run;
-mod synth;
+pub(crate) mod synth;
 
 pub use lint::{lint, LintReport, ToolOutput};
 pub use run::{run_tool, write_design, ToolError, WorkDir};

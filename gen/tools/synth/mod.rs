@@ -253,7 +253,7 @@ fn classify(cell_types: &[(String, u64)]) -> Counts {
 
 /// Parses `stat` output into `report`'s totals: the last section, which is the flattened
 /// design, a single module, or the `design hierarchy` total of an unflattened one.
-fn parse_stat(text: &str, report: &mut SynthReport) {
+pub(crate) fn parse_stat(text: &str, report: &mut SynthReport) {
     let s = Section::parse(text);
     let c = classify(&s.cell_types);
     report.cells = s.cells;
