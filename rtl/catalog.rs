@@ -301,6 +301,13 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| pbru_top(&catalog_cfg(v)),
         constraint: None,
     },
+    GeneratorSpec {
+        name: "fp_recip",
+        doc: "binary32 reciprocal, reciprocal square root and square root, correctly rounded (issue 12)",
+        params: &[pr("tag_width", 8, crate::fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| crate::fp::recip::fp_recip_top(&crate::fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default

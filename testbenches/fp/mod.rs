@@ -2,6 +2,8 @@
 //! `rendergen_sim::models::fp32` (itself checked against the host CPU's f32 and f64) under
 //! random gaps and back-pressure, in order, nothing lost or duplicated; co-simulation; lint.
 
+mod recip;
+
 use rendergen_hdl::Design;
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::Simulator;
