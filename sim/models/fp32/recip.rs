@@ -324,6 +324,14 @@ mod tests {
     /// `1.0 / x` and `x.sqrt()`. Results flushed to zero (rcp of `|x| > 2^126`) and special
     /// inputs are left out of the ulp measure; they are checked against the host.
     /// `cargo test --release -p rendergen-sim --lib fp32::recip::tests::exhaustive -- --ignored --nocapture`
+    ///
+    /// Measured (6 min of CPU, two threads):
+    ///
+    /// | function | max error (ulp, vs f64) | not correctly rounded | != host |
+    /// |---|---|---|---|
+    /// | Rcp | 0.500000 | 0 | 0 |
+    /// | Rsqrt | 0.500000 | 0 | - |
+    /// | Sqrt | 0.500000 | 0 | 0 |
     #[test]
     #[ignore = "2^32 inputs × 3 functions: minutes"]
     fn exhaustive() {
