@@ -116,3 +116,28 @@ mod tests {
         assert!(err.contains("x.png"), "{err}");
     }
 }
+
+/// A waveform to write: the file (`.vcd`) and which signals and cycles to keep.
+#[derive(Clone, Debug)]
+pub struct VcdOut {
+    /// The file.
+    pub path: PathBuf,
+    /// Signals and cycles kept.
+    pub filter: rendergen_sim::vcd::VcdFilter,
+}
+
+impl VcdOut {
+    /// Starts dumping `sim` into the file; finish with `Simulator::finish_vcd`.
+    pub fn start(&self, sim: &mut rendergen_sim::Simulator) -> Result<(), String> {
+        let name = self.path.to_string_lossy();
+        if !name.ends_with(".vcd") {
+            return Err(format!(
+                "{name}: waveforms are written as VCD; name the file *.vcd"
+            ));
+        }
+        let f = File::create(&self.path)
+            .map_err(|e| format!("cannot create {}: {e}", self.path.display()))?;
+        sim.trace_vcd_filtered(BufWriter::new(f), &self.filter)
+            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+    }
+}

@@ -27,7 +27,7 @@ pub fn decode_rtl(
 ) -> Result<Decoded, String> {
     let mut texels = Vec::with_capacity(file.width as usize * file.height as usize);
     let total = file.width as u64 * file.height as u64;
-    let cycles = decode_rtl_rows(file, profile, &mut |row: &[Texel]| {
+    let cycles = decode_rtl_rows(file, profile, None, &mut |row: &[Texel]| {
         texels.extend_from_slice(row);
         progress(texels.len() as u64, total);
         Ok(())
@@ -39,10 +39,11 @@ pub fn decode_rtl(
 }
 
 /// [`decode_rtl`] handing each row of texels to `row` as the last of its texels leaves the
-/// pipeline (memory: one row); returns the cycles simulated.
+/// pipeline (memory: one row), optionally writing a waveform; returns the cycles simulated.
 pub fn decode_rtl_rows(
     file: &AstcFile,
     profile: Profile,
+    vcd: Option<&crate::output::VcdOut>,
     row: &mut RowSink,
 ) -> Result<u64, String> {
     let (bw, bh) = (file.footprint.w(), file.footprint.h());
@@ -55,6 +56,9 @@ pub fn decode_rtl_rows(
     };
     let design = astc_dp_top(&cfg).map_err(|e| e.to_string())?;
     let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
+    if let Some(v) = vcd {
+        v.start(&mut sim)?;
+    }
     let port = |n: &str| sim.input(n).map_err(|e| e.to_string());
     let (req_valid, block_in, x_in, y_in) = (
         port("req_valid")?,
@@ -127,5 +131,7 @@ pub fn decode_rtl_rows(
             ));
         }
     }
+    sim.finish_vcd()
+        .map_err(|e| format!("writing the waveform: {e}"))?;
     Ok(sim.cycle())
 }

@@ -140,8 +140,27 @@ pub fn bench(
     cycles: u64,
     seed: u64,
 ) -> Result<BenchResult, ToolError> {
+    bench_traced(design, engine, cycles, seed, None)
+}
+
+/// [`bench`] that also writes a waveform of the run (the `rust` engine only; the time then
+/// includes writing it).
+pub fn bench_traced(
+    design: &Design,
+    engine: BenchEngine,
+    cycles: u64,
+    seed: u64,
+    vcd: Option<&crate::output::VcdOut>,
+) -> Result<BenchResult, ToolError> {
+    if vcd.is_some() && engine != BenchEngine::Rust {
+        return Err(ToolError::Parse {
+            tool: "rendergen bench".into(),
+            message: "--vcd needs --engine rust (the other engines run outside this process)"
+                .into(),
+        });
+    }
     let (seconds, output_hash) = match engine {
-        BenchEngine::Rust => run_rust(design, cycles, seed)?,
+        BenchEngine::Rust => run_rust(design, cycles, seed, vcd)?,
         BenchEngine::Verilator => harness::run_verilator(design, cycles, seed)?,
         BenchEngine::Iverilog => harness::run_iverilog(design, cycles, seed)?,
         BenchEngine::RustCompiled => compiled::run(design, cycles, seed)?,
@@ -160,12 +179,21 @@ pub fn bench(
     })
 }
 
-fn run_rust(design: &Design, cycles: u64, seed: u64) -> Result<(f64, u64), ToolError> {
+fn run_rust(
+    design: &Design,
+    cycles: u64,
+    seed: u64,
+    vcd: Option<&crate::output::VcdOut>,
+) -> Result<(f64, u64), ToolError> {
     let mut sim = Simulator::new(design).map_err(|e| ToolError::Failed {
         tool: "rendergen-sim".into(),
         status: "could not compile the design".into(),
         output: e.to_string(),
     })?;
+    if let Some(v) = vcd {
+        v.start(&mut sim)
+            .map_err(|e| ToolError::Io(std::io::Error::other(e)))?;
+    }
     let inputs: Vec<_> = (0..sim.inputs().len())
         .map(|i| (sim.input_at(i), sim.inputs()[i].width))
         .collect();
@@ -205,7 +233,9 @@ fn run_rust(design: &Design, cycles: u64, seed: u64) -> Result<(f64, u64), ToolE
         }
         sim.step();
     }
-    Ok((start.elapsed().as_secs_f64(), h))
+    let seconds = start.elapsed().as_secs_f64();
+    sim.finish_vcd().map_err(ToolError::Io)?;
+    Ok((seconds, h))
 }
 
 #[cfg(test)]

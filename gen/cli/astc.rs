@@ -5,6 +5,7 @@ use clap::{Subcommand, ValueEnum};
 use rendergen_gen::astc::{
     block_histogram, decode_into, decode_model_rows, decode_rtl_rows, ImageFormat,
 };
+use rendergen_gen::output::VcdOut;
 use rendergen_gen::progress::Progress;
 use rendergen_sim::models::astc::{AstcFile, Profile, Texel};
 use std::path::{Path, PathBuf};
@@ -18,7 +19,8 @@ pub enum AstcCommand {
     Decode {
         /// Input .astc file.
         input: PathBuf,
-        /// Output file (.png for LDR/sRGB, .ktx for HDR).
+        /// Output file: .png (LDR/sRGB, RGBA8) or .ktx (RGBA8 for LDR/sRGB, half-floats for
+        /// HDR), as astcenc writes them.
         #[arg(short = 'o', long = "out")]
         out: PathBuf,
         /// Decode profile.
@@ -27,6 +29,9 @@ pub enum AstcCommand {
         /// Decoder: the ASTC_DP RTL in simulation, or the reference model.
         #[arg(long, value_enum, default_value_t = DecodeEngine::Rtl)]
         engine: DecodeEngine,
+        /// Waveform of the RTL decode.
+        #[command(flatten)]
+        vcd: crate::vcd::VcdArgs,
     },
     /// Footprint, size, and a histogram of block kinds.
     Info {
@@ -74,7 +79,14 @@ pub fn run(cmd: AstcCommand) -> Result<(), Failure> {
             out,
             profile,
             engine,
-        } => decode(&input, &out, profile.into(), engine),
+            vcd,
+        } => {
+            let vcd = vcd.out()?;
+            if vcd.is_some() && matches!(engine, DecodeEngine::Model) {
+                return Err(Failure::usage("--vcd needs --engine rtl"));
+            }
+            decode(&input, &out, profile.into(), engine, vcd)
+        }
     }
 }
 
@@ -104,7 +116,13 @@ fn info(input: &Path) -> Result<(), Failure> {
     Ok(())
 }
 
-fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> Result<(), Failure> {
+fn decode(
+    input: &Path,
+    out: &Path,
+    profile: Profile,
+    engine: DecodeEngine,
+    vcd: Option<VcdOut>,
+) -> Result<(), Failure> {
     let format = ImageFormat::for_path(out, profile).map_err(Failure::usage)?;
     let file = read(input)?;
     let started = Instant::now();
@@ -120,7 +138,7 @@ fn decode(input: &Path, out: &Path, profile: Profile, engine: DecodeEngine) -> R
         };
         match engine {
             DecodeEngine::Model => decode_model_rows(&file, profile, &mut rows).map(|()| None),
-            DecodeEngine::Rtl => decode_rtl_rows(&file, profile, &mut rows).map(Some),
+            DecodeEngine::Rtl => decode_rtl_rows(&file, profile, vcd.as_ref(), &mut rows).map(Some),
         }
     })
     .map_err(Failure::check)?;

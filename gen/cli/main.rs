@@ -7,6 +7,7 @@
 mod astc;
 mod demo;
 mod pbru;
+mod vcd;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rendergen_gen::progress::{self, ProgressMode};
@@ -92,6 +93,8 @@ enum Command {
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
+        #[command(flatten)]
+        vcd: vcd::VcdArgs,
     },
     /// Synthesise with Yosys and print cells, LUTs, flip-flops, RAM bits and the longest path.
     ///
@@ -330,8 +333,10 @@ fn run(command: Command) -> Result<(), Failure> {
             seed,
             engine,
             json,
+            vcd,
         } => {
-            use rendergen_gen::bench::{bench, BenchEngine};
+            use rendergen_gen::bench::{bench_traced, BenchEngine};
+            let vcd = vcd.out()?;
             let design = build(&top, &params)?;
             let engine = match engine {
                 Engine::Rust => BenchEngine::Rust,
@@ -339,7 +344,13 @@ fn run(command: Command) -> Result<(), Failure> {
                 Engine::Iverilog => BenchEngine::Iverilog,
                 Engine::RustCompiled => BenchEngine::RustCompiled,
             };
-            let r = bench(&design, engine, cycles, seed).map_err(Failure::check)?;
+            if vcd.is_some() && engine != BenchEngine::Rust {
+                return Err(Failure::usage(
+                    "--vcd needs --engine rust (the other engines run outside this process)",
+                ));
+            }
+            let r = bench_traced(&design, engine, cycles, seed, vcd.as_ref())
+                .map_err(Failure::check)?;
             if json {
                 println!("{}", r.to_json());
             } else {

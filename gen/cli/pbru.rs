@@ -88,9 +88,8 @@ pub struct PbruArgs {
     /// (0: no misses; above 64 the waiting rays park at the TTU).
     #[arg(long, default_value_t = 0)]
     texture_misses: u64,
-    /// Write a waveform.
-    #[arg(long)]
-    vcd: Option<PathBuf>,
+    #[command(flatten)]
+    vcd: crate::vcd::VcdArgs,
     /// Cycles without progress (no ray entering or leaving, no SM result, no L1 request)
     /// before the run is reported as hung [default: 20000 + 2 × --l1-latency + 2 ×
     /// --texture-misses].
@@ -185,7 +184,7 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         sm_targets,
         l1_latency: a.l1_latency.max(1),
         texture_miss_cycles: a.texture_misses,
-        vcd: a.vcd,
+        vcd: a.vcd.out()?,
         watchdog: a.watchdog,
     };
     let report = run(&opts).map_err(Failure::check)?;

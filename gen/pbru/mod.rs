@@ -14,7 +14,6 @@ use rendergen_sim::models::astc::AstcFile;
 use rendergen_sim::Simulator;
 pub use report::{to_json, to_text, Outcome};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 pub use workload::Workload;
 
 /// Everything `rendergen sim pbru` takes.
@@ -42,7 +41,7 @@ pub struct SimOptions {
     /// cycles later (rays park at the TTU when it exceeds MISS_THRESH).
     pub texture_miss_cycles: u64,
     /// Write a waveform here.
-    pub vcd: Option<PathBuf>,
+    pub vcd: Option<crate::output::VcdOut>,
     /// Cycles without progress (no ray in or out, no SM result, no L1 request) before the run
     /// is reported as hung; `None`: [`default_watchdog`] of the L1 latency and texture misses.
     pub watchdog: Option<u64>,
@@ -71,10 +70,8 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
     )?;
     let design = build_engine(&opts.cfg).map_err(|e| format!("elaboration failed:\n{e}"))?;
     let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
-    if let Some(path) = &opts.vcd {
-        let f = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        sim.trace_vcd(std::io::BufWriter::new(f))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(vcd) = &opts.vcd {
+        vcd.start(&mut sim)?;
     }
     sim.reset(2);
     let sys_cfg = SystemCfg {

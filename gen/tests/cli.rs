@@ -206,3 +206,56 @@ fn fpga_flow_on_both_ice40_targets() {
     let o = rendergen(&["fpga", "fifo", "--target", "ice40-hx8k", "--freq", "0"]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// `--vcd-scope` and `--vcd-window` cut a PBRU waveform down to one core and a few hundred
+/// cycles; `--vcd` with an engine that cannot trace is refused.
+#[test]
+fn waveform_scope_and_window() {
+    let full = scratch("full.vcd");
+    let part = scratch("part.vcd");
+    let o = rendergen(&[
+        "sim",
+        "pbru",
+        "--rays",
+        "32",
+        "--vcd",
+        full.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let p = part.to_str().unwrap();
+    let args = [
+        "sim",
+        "pbru",
+        "--rays",
+        "32",
+        "--vcd",
+        p,
+        "--vcd-scope",
+        "core_0",
+        "--vcd-window",
+        "100:300",
+    ];
+    let o = rendergen(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&part).unwrap();
+    assert!(text.contains("$scope module core_0 $end"), "core_0 kept");
+    assert!(
+        !text.contains("$scope module core_1 $end"),
+        "core_1 left out"
+    );
+    let times: Vec<u64> = (text.lines().filter_map(|l| l.strip_prefix('#')))
+        .map(|t| t.parse().unwrap())
+        .collect();
+    assert_eq!((times[0], *times.last().unwrap()), (1000, 3005));
+    let full_len = std::fs::metadata(&full).unwrap().len();
+    assert!(
+        full_len > 10 * text.len() as u64,
+        "{full_len} vs {}",
+        text.len()
+    );
+    let o = rendergen(&["bench", "fifo", "--engine", "verilator", "--vcd", p]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = rendergen(&["sim", "pbru", "--vcd", p, "--vcd-window", "9:3"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("after the last"), "{}", stderr(&o));
+}

@@ -5,7 +5,7 @@ use super::exec::{edge, eval, Machine};
 use super::names::{named_signals, scope_path};
 use super::program::{Ins, Place, Program};
 use super::*;
-use crate::vcd::SimDump;
+use crate::vcd::{SimDump, VcdFilter};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::flatten::Scope;
 use rendergen_hdl::{Bits, FlatNetlist};
@@ -298,7 +298,7 @@ impl Simulator {
             });
             self.recording = Some(t);
         }
-        if self.vcd.is_some() {
+        if self.vcd.as_ref().is_some_and(|d| d.samples(self.cycle)) {
             self.settle_all();
             let dump = self.vcd.as_mut().expect("tracing");
             dump.sample(self.cycle, self.rst, &self.m.v);
@@ -324,13 +324,24 @@ impl Simulator {
     /// Starts a VCD dump of every named signal to `out` (replacing any dump in progress without
     /// finishing it). Samples are taken at each `step`; call [`finish_vcd`](Self::finish_vcd).
     pub fn trace_vcd<W: std::io::Write + 'static>(&mut self, out: W) -> std::io::Result<()> {
+        self.trace_vcd_filtered(out, &VcdFilter::default())
+    }
+
+    /// [`trace_vcd`](Self::trace_vcd) of the signals and cycles `filter` keeps (scopes
+    /// without a kept signal are left out; outside the window nothing is sampled or settled).
+    pub fn trace_vcd_filtered<W: std::io::Write + 'static>(
+        &mut self,
+        out: W,
+        filter: &VcdFilter,
+    ) -> std::io::Result<()> {
         let sigs: Vec<(u32, &str, usize, u32)> = (self.signals.iter().enumerate())
+            .filter(|(_, (path, ..))| filter.keeps(path))
             .map(|(i, (path, place, w))| {
                 let name = path.rsplit_once('.').map(|(_, n)| n).unwrap_or(path);
                 (self.signal_scope[i], name, *place as usize, *w)
             })
             .collect();
-        let dump = SimDump::new(Box::new(out), &self.scopes, &sigs)?;
+        let dump = SimDump::new(Box::new(out), &self.scopes, &sigs, filter)?;
         self.vcd = Some(Box::new(dump));
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! the top, one sample per cycle.
 
 use super::writer::{VarId, VcdWriter};
-use super::CLOCK_PERIOD;
+use super::{VcdFilter, CLOCK_PERIOD};
 use rendergen_hdl::flatten::Scope;
 use rendergen_hdl::naming;
 use std::io::{self, Write};
@@ -16,22 +16,39 @@ pub(crate) struct SimDump {
     sigs: Vec<(VarId, usize, usize)>,
     /// First I/O error (reported by `finish`).
     pub error: Option<io::Error>,
+    /// Cycles sampled.
+    window: Option<(u64, u64)>,
 }
 
 impl SimDump {
     /// Writes the header: `signals` are (scope, name, place, width), grouped by scope in scope
     /// order; `scopes` is the flattened hierarchy (parents before children, depth first).
+    /// Scopes holding no signal (in themselves or below) are left out, except the top.
     pub(crate) fn new(
         out: Box<dyn Write>,
         scopes: &[Scope],
         signals: &[(u32, &str, usize, u32)],
+        filter: &VcdFilter,
     ) -> io::Result<SimDump> {
+        let mut used = vec![false; scopes.len()];
+        used[0] = true;
+        for s in signals {
+            used[s.0 as usize] = true;
+        }
+        for s in (1..scopes.len()).rev() {
+            if used[s] {
+                used[scopes[s].parent.unwrap_or(0) as usize] = true;
+            }
+        }
         let mut w = VcdWriter::new(out, "1ns")?;
         let mut open: Vec<u32> = Vec::new();
         let mut sigs = Vec::new();
         let (mut clk, mut rst) = (None, None);
         let mut next = 0;
         for (s, scope) in scopes.iter().enumerate() {
+            if !used[s] {
+                continue;
+            }
             while open.last().copied() != scope.parent && !open.is_empty() {
                 open.pop();
                 w.upscope()?;
@@ -59,7 +76,13 @@ impl SimDump {
             rst: rst.expect("a top scope"),
             sigs,
             error: None,
+            window: filter.window,
         })
+    }
+
+    /// True if `cycle` is sampled.
+    pub(crate) fn samples(&self, cycle: u64) -> bool {
+        self.window.is_none_or(|(a, b)| (a..=b).contains(&cycle))
     }
 
     /// Samples the settled values of `cycle`: clock rising at `10 * cycle`, falling at +5.
@@ -91,7 +114,9 @@ impl SimDump {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.write_sample(cycle, rst, v, false)?;
+        if self.samples(cycle) {
+            self.write_sample(cycle, rst, v, false)?;
+        }
         self.w.flush()
     }
 }

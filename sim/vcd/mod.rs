@@ -7,11 +7,13 @@
 //! emitted Verilog and in the waveform viewer.
 
 mod dump;
+mod filter;
 #[cfg(test)]
 mod tests;
 mod writer;
 
 pub(crate) use dump::SimDump;
+pub use filter::VcdFilter;
 pub use writer::{VarId, VcdWriter};
 
 /// Nanoseconds per clock period in dumps.

@@ -127,3 +127,51 @@ fn tracing_off_writes_nothing_and_finish_is_a_no_op() {
     sim.run(10);
     sim.finish_vcd().unwrap();
 }
+
+/// A filtered dump keeps only the chosen scope's signals and the window's cycles, and its
+/// values there are those of the full dump.
+#[test]
+fn filtered_dump_keeps_one_scope_and_a_window() {
+    use crate::vcd::VcdFilter;
+    let run = |filter: &VcdFilter| {
+        let mut sim = Simulator::new(&two_counters()).unwrap();
+        let buf = Shared::default();
+        sim.trace_vcd_filtered(buf.clone(), filter).unwrap();
+        let go = sim.input("go").unwrap();
+        sim.reset(2);
+        for c in 0..40u64 {
+            sim.poke(go, (c % 3 != 0) as u64);
+            sim.step();
+        }
+        sim.finish_vcd().unwrap();
+        let text = buf.0.borrow().clone();
+        text
+    };
+    let filter = VcdFilter {
+        scopes: vec!["u_b".into()],
+        window: Some((10, 19)),
+    };
+    let text = run(&filter);
+    let mut parser = vcd::Parser::new(&text[..]);
+    let header = parser.parse_header().unwrap();
+    assert!(header.find_var(&["top", "u_b", "count_q"]).is_some());
+    assert!(header.find_var(&["top", "u_a", "count_q"]).is_none());
+    assert!(
+        header.find_scope(&["top", "u_a"]).is_none(),
+        "empty scope left out"
+    );
+    let times: Vec<u64> = (parser.filter_map(|c| match c.unwrap() {
+        vcd::Command::Timestamp(t) => Some(t),
+        _ => None,
+    }))
+    .collect();
+    assert_eq!(times.first(), Some(&100));
+    assert_eq!(times.last(), Some(&195));
+    let full = String::from_utf8(run(&VcdFilter::default())).unwrap();
+    assert!(
+        full.len() > 2 * text.len(),
+        "{} vs {}",
+        full.len(),
+        text.len()
+    );
+}
