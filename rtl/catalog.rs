@@ -12,7 +12,7 @@ use crate::stream::credit::{self, credit_counter_top};
 use crate::stream::fifo::{self, fifo_top, FifoCfg};
 use crate::stream::mux::{stream_demux_top, stream_mux_top};
 use crate::stream::skid::skid_buffer_top;
-use crate::{astc, stream, synthetic};
+use crate::{astc, fp, stream, synthetic};
 use rendergen_hdl::{powers_of_two_in, Design, ElabErrors};
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -306,6 +306,13 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         doc: "binary32 reciprocal, reciprocal square root and square root, correctly rounded (issue 12)",
         params: &[pr("tag_width", 8, crate::fp::TAG_WIDTH, "tag bits carried through")],
         build: |v| crate::fp::recip::fp_recip_top(&crate::fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "fp_fma",
+        doc: "binary32 fused multiply-add unit (D6): fma, mul, add, sub, one per clock",
+        params: &[pr("tag_width", 8, fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| fp::fma::fp_fma_top(&fp::FpCfg { tag_width: v[0] as u32 }),
         constraint: None,
     },
 ];

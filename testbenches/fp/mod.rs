@@ -3,6 +3,8 @@
 //! random gaps and back-pressure, in order, nothing lost or duplicated; co-simulation; lint.
 
 mod recip;
+mod fma;
+mod misc;
 
 use rendergen_hdl::Design;
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};

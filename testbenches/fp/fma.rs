@@ -1,0 +1,191 @@
+//! `fp_fma`: every operation bit-exact with the model `fp32::basic` (fma, mul, add, sub) on
+//! random operands, special values, cancellation, overflow and underflow thresholds and
+//! halfway cases; one result per clock without back-pressure; order and tags under random gaps
+//! and stalls; co-simulation (in `run_unit`); lint; an ignored longer sweep and Yosys area.
+
+use super::{operands, run_unit, Op, SPECIALS};
+use rendergen_gen::tools::{lint, synth, SynthTarget};
+use rendergen_hdl::Design;
+use rendergen_rtl::fp::fma::{fp_fma_top, LATENCY};
+use rendergen_rtl::fp::FpCfg;
+use rendergen_sim::kit::{seed_from_env_or, Rng};
+use rendergen_sim::models::fp32::basic;
+
+fn design() -> Design {
+    fp_fma_top(&FpCfg::default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The model's result of `op` (0 fma, 1 mul, 2 add, 3 sub).
+fn model(o: &Op) -> u32 {
+    let [a, b, c] = o.x;
+    match o.op {
+        0 => basic::fma(a, b, c),
+        1 => basic::mul(a, b),
+        2 => basic::add(a, b),
+        _ => basic::sub(a, b),
+    }
+}
+
+/// A random binary32 with exponent field in `exp` (sign and significand random).
+fn with_exp(rng: &mut Rng, exp: std::ops::Range<u32>) -> u32 {
+    let e = exp.start + rng.below((exp.end - exp.start) as u64) as u32;
+    (rng.next_u64() as u32 & 0x807F_FFFF) | e << 23
+}
+
+/// Hard cases for a fused unit: `c` near `−a·b` (massive cancellation, results that are the
+/// product's rounding error), products and sums at the overflow and underflow thresholds,
+/// and sums that are exact halfway cases.
+fn hard_cases(rng: &mut Rng, n: usize) -> Vec<Op> {
+    (0..n)
+        .map(|i| {
+            let r = rng.next_u64() as u32;
+            match i % 5 {
+                0 => {
+                    let (a, b) = (r, rng.next_u64() as u32);
+                    let p = basic::mul(a, b) ^ 0x8000_0000;
+                    let c = p.wrapping_add(rng.below(5) as u32).wrapping_sub(2);
+                    Op {
+                        x: [a, b, c],
+                        op: 0,
+                    }
+                }
+                1 => {
+                    // Product exponents near 254 (overflow) and near 0 (underflow).
+                    let hi = rng.below(2) == 0;
+                    let (a, b) = match hi {
+                        true => (with_exp(rng, 180..255), with_exp(rng, 180..255)),
+                        false => (with_exp(rng, 1..80), with_exp(rng, 1..80)),
+                    };
+                    let a = match hi {
+                        true => a,
+                        false => {
+                            (a & 0x807F_FFFF)
+                                | (128 - ((b >> 23) & 0xFF) + rng.below(4) as u32) << 23
+                        }
+                    };
+                    let c = with_exp(rng, 0..4);
+                    Op {
+                        x: [a, b, c],
+                        op: rng.below(2),
+                    }
+                }
+                2 => {
+                    // a + b with b a few ulps of a below: halfway and sticky patterns.
+                    let a = with_exp(rng, 1..254);
+                    let e = (a >> 23) & 0xFF;
+                    let shift = 23 + rng.below(4) as u32;
+                    let b = match e > shift {
+                        true => (rng.next_u64() as u32 & 0x807F_FFFF) | (e - shift) << 23,
+                        false => 0,
+                    };
+                    Op {
+                        x: [a, b, 0],
+                        op: 2 + rng.below(2),
+                    }
+                }
+                3 => {
+                    // Sums near the smallest normal: a ± b with tiny results.
+                    let a = with_exp(rng, 1..3);
+                    let b = (a ^ 0x8000_0000).wrapping_add(rng.below(3) as u32);
+                    Op {
+                        x: [a, b, with_exp(rng, 1..3)],
+                        op: rng.below(4),
+                    }
+                }
+                _ => {
+                    // Exact ties in fma: (1 + 2^-12)^2 pattern scaled, c a power of two.
+                    let a = 0x3F80_0000 | (rng.below(1 << 12) as u32) << 11;
+                    let c = (rng.below(2) as u32) << 31 | (120 + rng.below(16) as u32) << 23;
+                    Op {
+                        x: [a, a, c],
+                        op: 0,
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// `n` random requests, operations mixed (every op a quarter), plus `hard` hard cases.
+fn requests(seed: u64, n: usize, hard: usize) -> (Vec<Op>, Vec<u32>) {
+    let mut rng = Rng::new(seed);
+    let mut ops: Vec<Op> = (operands(&mut rng, n, SPECIALS).into_iter())
+        .map(|x| Op {
+            x,
+            op: rng.below(4),
+        })
+        .collect();
+    ops.extend(hard_cases(&mut rng, hard));
+    let want = ops.iter().map(model).collect();
+    (ops, want)
+}
+
+/// Every op bit-exact; one result per clock with no gaps or stalls.
+#[test]
+fn fma_unit_matches_model_at_full_throughput() {
+    let design = design();
+    let (ops, want) = requests(seed_from_env_or(0xF3A), 8000, 4000);
+    let cycles = run_unit(&design, 1, &ops, &want, (0.0, 0.0));
+    let n = ops.len() as u64;
+    assert!(
+        cycles <= n + LATENCY + 4,
+        "{n} requests took {cycles} cycles (latency {LATENCY})"
+    );
+}
+
+/// Order, tags and results under random gaps (0.3) and stalls (0.4).
+#[test]
+fn fma_unit_under_gaps_and_back_pressure() {
+    let design = design();
+    let (ops, want) = requests(seed_from_env_or(0xF3B), 3000, 1000);
+    run_unit(&design, 2, &ops, &want, (0.3, 0.4));
+}
+
+/// Every pair of special values through every operation (and every special as `c`).
+#[test]
+fn fma_unit_special_values() {
+    let design = design();
+    let mut ops = Vec::new();
+    for (i, &a) in SPECIALS.iter().enumerate() {
+        for (j, &b) in SPECIALS.iter().enumerate() {
+            let c = SPECIALS[(i * 7 + j * 3) % SPECIALS.len()];
+            ops.extend((0..4).map(|op| Op { x: [a, b, c], op }));
+        }
+    }
+    let want: Vec<u32> = ops.iter().map(model).collect();
+    run_unit(&design, 3, &ops, &want, (0.1, 0.1));
+}
+
+/// Elaboration refuses a tag width outside 1..=64 without panicking.
+#[test]
+fn fma_unit_rejects_bad_tag_width() {
+    for tag_width in [0, 65] {
+        let err = fp_fma_top(&FpCfg { tag_width }).err().expect("rejected");
+        assert!(err.to_string().contains("tag_width"), "{err}");
+    }
+}
+
+#[test]
+fn fma_unit_lint_clean() {
+    let report = lint(&design()).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.is_clean(), "{report}");
+}
+
+/// A longer run: 10^5 random operations and 2·10^4 hard cases, RTL against the model.
+#[test]
+#[ignore = "slow: 120,000 operations through the RTL"]
+fn fma_unit_long_sweep() {
+    let (ops, want) = requests(seed_from_env_or(0xF3C), 100_000, 20_000);
+    run_unit(&design(), 4, &ops, &want, (0.05, 0.05));
+}
+
+/// Yosys generic synthesis of the default build.
+#[test]
+#[ignore = "slow: Yosys synthesis"]
+fn fma_unit_yosys_area() {
+    let report = synth(&design(), SynthTarget::Generic).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "fp_fma: {} cells, {} flip-flops, {} levels\n{report}",
+        report.cells, report.flip_flops, report.longest_path
+    );
+}
