@@ -315,6 +315,13 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| fp::fma::fp_fma_top(&fp::FpCfg { tag_width: v[0] as u32 }),
         constraint: None,
     },
+    GeneratorSpec {
+        name: "fp_misc",
+        doc: "binary32 misc unit (D6): min/max, compares, conversions, floor/ceil/trunc/fract/roundEven, abs/neg",
+        params: &[pr("tag_width", 8, fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| fp::misc::fp_misc_top(&fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default
