@@ -156,6 +156,65 @@ fn fma_unit_special_values() {
     run_unit(&design, 3, &ops, &want, (0.1, 0.1));
 }
 
+/// Results at the thresholds, every neighbour: products and fused sums just below 2^-126
+/// (rounding up to 2^-126 or flushed to ±0), and just below and above the overflow threshold
+/// (the largest finite value or ∞), including exact ties.
+#[test]
+fn fma_unit_thresholds() {
+    let design = design();
+    let mut ops = Vec::new();
+    for a in (0x3F7F_FF00u32..=0x3F80_0002).chain(0x3FFF_FF00..=0x4000_0002) {
+        let sign = (a & 1) << 31;
+        for b in [
+            0x0080_0000,
+            0x8080_0001,
+            0x0040_0000 | 0x0080_0000,
+            0x7F00_0000,
+            0xFEFF_FFFF,
+        ] {
+            ops.push(Op {
+                x: [a ^ sign, b, 0],
+                op: 1,
+            });
+        }
+        // a·2^-125 − 2^-126·(1 + k ulp): results around 2^-126.
+        let c = 0x8080_0000 | (a & 0xF);
+        ops.push(Op {
+            x: [a, 0x0100_0000, c],
+            op: 0,
+        });
+        // a·2^127 + (−MAX + k ulp) and MAX + half-ulp ties.
+        ops.push(Op {
+            x: [a, 0x7F00_0000, 0xFF7F_FFF0 | (a & 0xF)],
+            op: 0,
+        });
+    }
+    for k in 0..64u32 {
+        ops.push(Op {
+            x: [0x7F7F_FFFF - (k & 3), 0x7300_0000 + k - 32, 0],
+            op: 2,
+        });
+        ops.push(Op {
+            x: [0x0080_0000 + (k & 7), 0x0080_0000 + (k >> 3), 0],
+            op: 3,
+        });
+    }
+    let want: Vec<u32> = ops.iter().map(model).collect();
+    let min_normal = want
+        .iter()
+        .filter(|&&r| r & 0x7FFF_FFFF == 0x0080_0000)
+        .count();
+    let infinities = want
+        .iter()
+        .filter(|&&r| r & 0x7FFF_FFFF == 0x7F80_0000)
+        .count();
+    assert!(
+        min_normal >= 4 && infinities >= 10,
+        "{min_normal} {infinities}"
+    );
+    run_unit(&design, 5, &ops, &want, (0.0, 0.0));
+}
+
 /// Elaboration refuses a tag width outside 1..=64 without panicking.
 #[test]
 fn fma_unit_rejects_bad_tag_width() {
