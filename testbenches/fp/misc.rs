@@ -146,7 +146,9 @@ fn misc_unit_special_values() {
 #[test]
 fn misc_unit_rejects_bad_tag_width() {
     for tag_width in [0, 65] {
-        let err = fp_misc_top(&FpCfg { tag_width }).err().expect("rejected");
+        let Err(err) = fp_misc_top(&FpCfg { tag_width }) else {
+            panic!("tag_width {tag_width} accepted")
+        };
         assert!(err.to_string().contains("tag_width"), "{err}");
     }
 }
