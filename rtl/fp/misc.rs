@@ -187,18 +187,22 @@ fn to_integral(m: &mut Module, a: Sig) -> [Sig; 4] {
     let ua = unpack(a);
     let fa = ua.zero.mux(cat(&[ua.sign, m.lit(0, 31)]), a);
     let fraction_bits = (m.lit(150, 8) - ua.exp).bits(4, 0);
+    // Masks from shifts of constants (no subtractions): the fraction bits, the bits below
+    // the first fraction bit, the integer unit and the first fraction bit.
+    let mask = !m.lit(0xFFFF_FFFF, 32).shl(fraction_bits);
+    let below_half = mask >> 1;
     let unit = m.lit(1, 32).shl(fraction_bits);
-    let mask = unit - 1;
     let half = unit >> 1;
-    let rest = fa & mask;
     let trunc_bits = fa & !mask;
-    let inexact = rest.ne(0);
+    let inexact = (fa & mask).ne(0);
     let odd = (fa & unit).ne(0);
+    let half_bit = (fa & half).ne(0);
+    let beyond_half = (fa & below_half).ne(0);
     let no_unit = m.lit(0, 32);
     let bump = |up: Sig| trunc_bits + up.mux(unit, no_unit);
     let floor_mid = bump(ua.sign & inexact);
     let ceil_mid = bump(!ua.sign & inexact);
-    let even_mid = bump(rest.gt(half) | (rest.eq(half) & odd));
+    let even_mid = bump(half_bit & (beyond_half | odd));
     let signed_zero = cat(&[ua.sign, m.lit(0, 31)]);
     let one = |m: &mut Module, s: Sig| cat(&[s, m.lit(0x3F80_0000, 31)]);
     let nonzero = !ua.zero;
