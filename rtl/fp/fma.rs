@@ -6,10 +6,11 @@
 //! The 48-bit product `P` of the 24-bit significands sits in a 77-bit frame (bit 0 a sticky
 //! bit, two guard bits, `P` at bits 3..51, two spare bits, and `c`'s significand at bits
 //! 53..77 before alignment). `c` is shifted right by `ea + eb − 127 − ec + 27` (in parallel with
-//! the multiply), bits shifted below frame bit 1 ORed into bit 0. When `c` is so large that the
+//! the multiply); bit 0 is the OR of the bits shifted below frame bit 1, found from `c`'s
+//! trailing zeros beside the shifter. When `c` is so large that the
 //! shift is negative, the product is at most a sticky bit below `c`: the frame is then `c`'s
 //! and the product becomes bit 0. Either way the frame holds the exact sum up to a sticky bit
-//! that lies below the round bit, so one add (or subtract and negate), a leading-zero count, a
+//! that lies below the round bit, so one add (or subtract, both ways), a leading-zero count, a
 //! left shift and a round to nearest even give the correctly rounded result.
 //!
 //! Output flushing follows the IEEE result with gradual underflow: a result whose leading bit
@@ -51,14 +52,17 @@ pub enum FmaOp {
 const EXP_W: u32 = 11;
 /// Width of the alignment frame (sticky, two guard bits, 48-bit product, two spare bits, `c`).
 const FRAME_W: u32 = 77;
+/// The 24×24 multiply is four 24×6 partial products in stage 1, summed in stage 2.
+const PARTIALS: usize = 4;
+/// Bits of `b`'s significand per partial product.
+const PARTIAL_BITS: u32 = 6;
 /// Width of the sum (the frame and a carry).
 const SUM_W: u32 = FRAME_W + 1;
 
 /// Stage 1 → 2: partial products, aligned `c`, signs, exponent, special result.
 #[derive(Bundle, Clone, Copy, Debug, PartialEq, Eq)]
 struct Aligned<T = Sig> {
-    p_lo: T,
-    p_hi: T,
+    partials: [T; PARTIALS],
     c_frame: T,
     c_dominates: T,
     sub: T,
@@ -183,27 +187,31 @@ pub(crate) fn operand(m: &mut Module, x: Option<Sig>, name: &str, width: u64) ->
 }
 
 /// Stage 1: operation remap, classes, special results, product exponent, alignment of `c`,
-/// and the two 24×12 partial products.
+/// and the four 24×6 partial products.
 #[name_lets]
 fn align(m: &mut Module, req: &FpReq) -> Aligned {
     let a = req.a;
     let b_in = operand(m, req.b, "req.b", 32);
     let c_in = operand(m, req.c, "req.c", 32);
     let op = operand(m, req.op, "req.op", OP_BITS as u64);
-    let add_like = op.bit(1);
-    let negate_b = op.bit(0);
+    // mul is a·b + (−0), add a·1 + b, sub a·1 + (−b).
+    let is_mul = op.is(FmaOp::Mul);
+    let is_sub = op.is(FmaOp::Sub);
+    let add_like = op.is(FmaOp::Add) | is_sub;
     let one = m.lit(0x3F80_0000, 32);
     let neg_zero = m.lit(0x8000_0000, 32);
     let b_op = add_like.mux(one, b_in);
-    let b_signed = b_in ^ cat(&[negate_b, m.lit(0, 31)]);
-    let c_op = add_like.mux(b_signed, negate_b.mux(neg_zero, c_in));
+    let b_signed = b_in ^ cat(&[is_sub, m.lit(0, 31)]);
+    let c_op = add_like.mux(b_signed, is_mul.mux(neg_zero, c_in));
     let (ua, ub, uc) = (unpack(a), unpack(b_op), unpack(c_op));
 
     let sign_p = ua.sign ^ ub.sign;
     let sign_c = uc.sign;
     let sub = sign_p ^ sign_c;
-    let prod_exp = ua.exp.zext(EXP_W) + ub.exp.zext(EXP_W) - 127;
-    let shift = prod_exp - uc.exp.zext(EXP_W) + 27;
+    let exp_sum = ua.exp.zext(EXP_W) + ub.exp.zext(EXP_W);
+    let prod_exp = exp_sum - 127;
+    // ea + eb − 127 − ec + 27, as two adds deep.
+    let shift = exp_sum - (uc.exp.zext(EXP_W) + 100);
     let shift_neg = shift.slt(0);
     let c_dominates = shift_neg & !uc.zero;
     let shift_max = shift.sgt(127) | uc.zero;
@@ -211,14 +219,19 @@ fn align(m: &mut Module, req: &FpReq) -> Aligned {
     let base = c_dominates.mux(uc.exp.zext(EXP_W) - 76, prod_exp - 49);
 
     // c's significand at frame bits 53..77 (bits 52..76 of `c_top`, which starts at frame
-    // bit 1), shifted right with everything below frame bit 1 kept for the sticky bit.
-    let c_wide = cat(&[uc.mant, m.lit(0, 52 + 76)]);
-    let c_shifted = c_wide.shr(shift_amount);
-    let c_sticky = c_shifted.bits(75, 0).any();
-    let c_frame = cat(&[c_shifted.bits(151, 76), c_sticky]);
+    // bit 1), shifted right. Its bit i falls below frame bit 1 when i < shift − 52, so the
+    // sticky bit is "trailing zeros + 52 < shift", found beside the shifter, not after it.
+    let c_top = cat(&[uc.mant, m.lit(0, 52)]);
+    let c_aligned = c_top.shr(shift_amount);
+    let c_reversed = cat(&(0..24).map(|i| uc.mant.bit(i)).collect::<Vec<_>>());
+    let c_trailing = leading_zeros(m, c_reversed);
+    let c_sticky = !uc.zero & (c_trailing.zext(8) + 52).lt(shift_amount.zext(8));
+    let c_frame = cat(&[c_aligned, c_sticky]);
 
-    let p_lo = ua.mant.mul_full(ub.mant.bits(11, 0));
-    let p_hi = ua.mant.mul_full(ub.mant.bits(23, 12));
+    let partials = std::array::from_fn(|i| {
+        let digit = ub.mant.slice(i as u32 * PARTIAL_BITS, PARTIAL_BITS);
+        ua.mant.mul_full(digit)
+    });
 
     let p_inf = ua.inf | ub.inf;
     let p_zero = ua.zero | ub.zero;
@@ -235,8 +248,7 @@ fn align(m: &mut Module, req: &FpReq) -> Aligned {
         ),
     );
     Aligned {
-        p_lo,
-        p_hi,
+        partials,
         c_frame,
         c_dominates,
         sub,
@@ -253,7 +265,9 @@ fn align(m: &mut Module, req: &FpReq) -> Aligned {
 /// sticky bit when `c` dominates).
 #[name_lets]
 fn frame(m: &mut Module, s: &Aligned) -> Framed {
-    let product = s.p_lo.zext(48) + (s.p_hi.zext(48) << 12);
+    let [p0, p1, p2, p3] = s.partials.map(|p| p.zext(48));
+    let product =
+        (p0 + (p1 << PARTIAL_BITS)) + ((p2 << (2 * PARTIAL_BITS)) + (p3 << (3 * PARTIAL_BITS)));
     let p_placed = cat(&[product, m.lit(0, 3)]).zext(FRAME_W);
     let p_sticky = product.any().zext(FRAME_W);
     Framed {
@@ -275,10 +289,15 @@ fn sum(s: &Framed) -> Summed {
     let w = SUM_W + 1;
     let x = s.p_frame.zext(w);
     let y = s.c_frame.zext(w);
-    let y_signed = s.sub.mux(!y, y);
-    let raw = x + y_signed + s.sub.zext(w);
-    let negative = s.sub & raw.msb();
-    let mag = negative.mux(-raw, raw).bits(SUM_W - 1, 0);
+    // Sum, difference and reverse difference side by side: one carry chain deep.
+    let total = x + y;
+    let difference = x - y;
+    let reverse = y - x;
+    let negative = s.sub & difference.msb();
+    let mag = s
+        .sub
+        .mux(negative.mux(reverse, difference), total)
+        .bits(SUM_W - 1, 0);
     Summed {
         mag,
         sign: negative.mux(s.sign_c, s.sign_p),
@@ -335,8 +354,8 @@ fn round(m: &mut Module, s: &Normalised) -> FpResp {
 /// five stage registers later. For embedding in a pipeline with its own enable (a shader-core
 /// lane); [`fp_fma`] is the stand-alone stream unit.
 ///
-/// Stages: 1 remap, classes, exponents, alignment shift of `c`, two 24×12 partial products;
-/// 2 product sum; 3 78-bit add/subtract and negate; 4 leading-zero count and normalising
+/// Stages: 1 remap, classes, exponents, alignment shift of `c`, four 24×6 partial products;
+/// 2 product sum; 3 78-bit add or subtract (both directions side by side); 4 leading-zero count and normalising
 /// shift; 5 rounding, packing, special values. Missing `b`, `c` or `op` fields are
 /// elaboration errors.
 #[name_lets]

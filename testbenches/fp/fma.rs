@@ -124,7 +124,7 @@ fn requests(seed: u64, n: usize, hard: usize) -> (Vec<Op>, Vec<u32>) {
 #[test]
 fn fma_unit_matches_model_at_full_throughput() {
     let design = design();
-    let (ops, want) = requests(seed_from_env_or(0xF3A), 8000, 4000);
+    let (ops, want) = requests(seed_from_env_or(0xF3A), 12_000, 4000);
     let cycles = run_unit(&design, 1, &ops, &want, (0.0, 0.0));
     let n = ops.len() as u64;
     assert!(

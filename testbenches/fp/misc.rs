@@ -87,7 +87,7 @@ fn requests(seed: u64, n: usize) -> (Vec<Op>, Vec<u32>) {
     let x = operands(&mut rng, n, SPECIALS);
     let ops: Vec<Op> = (x.into_iter().enumerate())
         .map(|(i, mut x)| {
-            let op = rng.below(OPS.len() as u64 + 1).min(OPS.len() as u64 - 1);
+            let op = rng.below(OPS.len() as u64);
             match i % 3 {
                 0 => x[0] = near(&mut rng, 95..160),
                 1 if op < 8 => x[1] = x[0] ^ (rng.below(2) as u32) << 31,
@@ -104,7 +104,7 @@ fn requests(seed: u64, n: usize) -> (Vec<Op>, Vec<u32>) {
 #[test]
 fn misc_unit_matches_model_at_full_throughput() {
     let design = design();
-    let (ops, want) = requests(seed_from_env_or(0x3150), 20_000);
+    let (ops, want) = requests(seed_from_env_or(0x3150), 50_000);
     let cycles = run_unit(&design, 1, &ops, &want, (0.0, 0.0));
     let n = ops.len() as u64;
     assert!(
