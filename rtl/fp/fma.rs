@@ -386,10 +386,10 @@ pub fn fp_fma_stages(m: &mut Module, st: &mut Stages, req: FpReq) -> FpResp {
 ///   buffer), initiation interval 1. `req.ready` comes from registers only.
 /// * **Parameters:** [`FpCfg::tag_width`] 1..=64 (8).
 /// * **Cost:** `rendergen synth fp_fma` (Yosys generic `synth -flatten`, tag width 8,
-///   measured): 7,685 cells, 724 flip-flops, 39 gate levels on the longest register-to-register
-///   path. One 24×24 multiplier (two 24×12 halves), a 152-bit alignment shifter, a 79-bit
-///   adder with negation, a 78-bit leading-zero count and normalising shift; 5 × (stage
-///   registers) + 2 × 40 bits of skid buffer.
+///   measured): 8,303 cells, 769 flip-flops, 37 gate levels on the longest path (per stage,
+///   synthesised alone: 34, 28, 24, 20, 22). One 24×24 multiplier (four 24×6 partial products
+///   and their sum), a 76-bit alignment shifter with a trailing-zero sticky, a 79-bit adder
+///   and two subtractors side by side, a 78-bit leading-zero count and normalising shift.
 /// * **Accuracy:** correctly rounded (0 ulp): bit-exact with the model
 ///   `rendergen_sim::models::fp32::basic` on every test (`cargo test -p
 ///   rendergen-testbenches --test testbenches fp::fma`); the model is checked against an

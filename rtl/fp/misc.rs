@@ -167,7 +167,8 @@ fn compares(m: &mut Module, a: Sig, b: Sig) -> Vec<Sig> {
 fn to_int(m: &mut Module, a: Sig) -> [Sig; 2] {
     let ua = unpack(a);
     let small = ua.exp.lt(127);
-    let shift = small.mux(m.lit(63, 6), (m.lit(181, 8) - ua.exp).bits(5, 0));
+    // 181 − e mod 64 from the low exponent bits alone (a 6-bit subtraction).
+    let shift = small.mux(m.lit(63, 6), m.lit(181 % 64, 6) - ua.exp.bits(5, 0));
     let placed = cat(&[ua.mant, m.lit(0, 31)]).zext(64);
     let mag = placed.shr(shift).bits(31, 0);
     let int_min = m.lit(0x8000_0000, 32);
@@ -186,7 +187,8 @@ fn to_int(m: &mut Module, a: Sig) -> [Sig; 2] {
 fn to_integral(m: &mut Module, a: Sig) -> [Sig; 4] {
     let ua = unpack(a);
     let fa = ua.zero.mux(cat(&[ua.sign, m.lit(0, 31)]), a);
-    let fraction_bits = (m.lit(150, 8) - ua.exp).bits(4, 0);
+    // 150 − e (1..=23 where it is used) mod 32 from the low exponent bits alone.
+    let fraction_bits = m.lit(150 % 32, 5) - ua.exp.bits(4, 0);
     // Masks from shifts of constants (no subtractions): the fraction bits, the bits below
     // the first fraction bit, the integer unit and the first fraction bit.
     let mask = !m.lit(0xFFFF_FFFF, 32).shl(fraction_bits);
@@ -198,8 +200,9 @@ fn to_integral(m: &mut Module, a: Sig) -> [Sig; 4] {
     let odd = (fa & unit).ne(0);
     let half_bit = (fa & half).ne(0);
     let beyond_half = (fa & below_half).ne(0);
-    let no_unit = m.lit(0, 32);
-    let bump = |up: Sig| trunc_bits + up.mux(unit, no_unit);
+    // One incrementer shared by floor, ceil and roundEven, beside the rounding decisions.
+    let bumped = trunc_bits + unit;
+    let bump = |up: Sig| up.mux(bumped, trunc_bits);
     let floor_mid = bump(ua.sign & inexact);
     let ceil_mid = bump(!ua.sign & inexact);
     let even_mid = bump(half_bit & (beyond_half | odd));
@@ -226,7 +229,8 @@ fn to_integral(m: &mut Module, a: Sig) -> [Sig; 4] {
 #[name_lets]
 fn fract_parts(m: &mut Module, a: Sig) -> (Sig, Sig, Sig) {
     let ua = unpack(a);
-    let shift = (ua.exp - 100).bits(5, 0);
+    // e − 100 (1..=49 where it is used) mod 64 from the low exponent bits alone.
+    let shift = ua.exp.bits(5, 0) - (100 % 64);
     let fraction = ua.mant.zext(24 + 49).shl(shift).bits(49, 0);
     let negative = ua.sign & fraction.ne(0);
     let complement = m.lit(1u64 << 50, NORM_W) - fraction.zext(NORM_W);
@@ -337,10 +341,10 @@ pub fn fp_misc_stages(m: &mut Module, st: &mut Stages, req: FpReq) -> FpResp {
 ///   interval 1; `req.ready` from registers only.
 /// * **Parameters:** [`FpCfg::tag_width`] 1..=64 (8).
 /// * **Cost:** `rendergen synth fp_misc` (Yosys generic `synth -flatten`, tag width 8,
-///   measured): 5,346 cells, 296 flip-flops, 38 gate levels on the longest register-to-register
-///   path. A 64-bit right shifter (to integer), 32-bit masks and an incrementer (rounding to
-///   integers), a 73-bit shifter and a 51-bit subtractor (`fract`), a 64-bit leading-zero count
-///   and a 51-bit normalising shift shared by i2f, u2f and `fract`.
+///   measured): 4,841 cells, 296 flip-flops, 32 gate levels on the longest path (stage 1 is
+///   the longest). A 64-bit right shifter (to integer), 32-bit masks and one incrementer
+///   (rounding to integers), a 73-bit shifter and a 51-bit subtractor (`fract`), a 64-bit
+///   leading-zero count and a 51-bit normalising shift shared by i2f, u2f and `fract`.
 /// * **Accuracy:** exact (every result is correctly rounded or exact): bit-exact with the
 ///   model `rendergen_sim::models::fp32::basic` on every test (`cargo test -p
 ///   rendergen-testbenches --test testbenches fp::misc`).
