@@ -224,8 +224,8 @@ fn to_integral(m: &mut Module, a: Sig) -> [Sig; 4] {
     ]
 }
 
-/// `fract(a)`: a direct result (`Some` condition and value) or the 51-bit magnitude to
-/// normalise (value 2^-50 per unit).
+/// `fract(a)` as (the result is direct, the direct result, the 51-bit magnitude to normalise
+/// otherwise, 2^-50 per unit).
 #[name_lets]
 fn fract_parts(m: &mut Module, a: Sig) -> (Sig, Sig, Sig) {
     let ua = unpack(a);

@@ -315,6 +315,60 @@ mod tests {
         check(200_000, 0xCD, |a, b, _| (add(a, b), fma(a, ONE, b)));
     }
 
+    /// Rounding to integers, fract and conversions against f64 arithmetic (every f32 and
+    /// every i32/u32 is exact in f64; integral values of f32 operands are f32 values), with
+    /// flushing and saturation written out here.
+    #[test]
+    fn integer_ops_match_f64() {
+        const ONE: u32 = 0x3F80_0000;
+        let int = |x: f64| canon(x as f32);
+        let mut rng = Rng(0x0DD_BA11);
+        let mut sp = SPECIALS.iter().copied().cycle();
+        for i in 0..1_000_000 {
+            let a = match i % 3 {
+                0 => rng.next(),
+                1 => rng.next() & 0x83FF_FFFF | 0x3C00_0000,
+                _ => sp.next().unwrap_or(0),
+            };
+            let x = flush(a);
+            assert_eq!(floor(a), int(x.floor()), "floor {a:#010x}");
+            assert_eq!(ceil(a), int(x.ceil()), "ceil {a:#010x}");
+            assert_eq!(trunc(a), int(x.trunc()), "trunc {a:#010x}");
+            let even = match (x - x.floor() == 0.5, x.floor() % 2.0 == 0.0) {
+                (true, true) => x.floor(),
+                (true, false) => x.ceil(),
+                _ => x.round(),
+            };
+            assert_eq!(round_even(a), int(even.copysign(x)), "roundEven {a:#010x}");
+            let fl = int(x.floor());
+            assert_eq!(
+                fract(a),
+                exact_fma(a, ONE, fl ^ 0x8000_0000),
+                "fract {a:#010x}"
+            );
+            let t = x.trunc();
+            let want_i = match () {
+                _ if x.is_nan() => 0,
+                _ if t >= 2_147_483_647.0 => i32::MAX,
+                _ if t <= -2_147_483_648.0 => i32::MIN,
+                _ => t as i64 as i32,
+            };
+            assert_eq!(f2i(a), want_i as u32, "f2i {a:#010x}");
+            let want_u = match () {
+                _ if x.is_nan() || t <= 0.0 => 0,
+                _ if t >= 4_294_967_295.0 => u32::MAX,
+                _ => t as i64 as u32,
+            };
+            assert_eq!(f2u(a), want_u, "f2u {a:#010x}");
+            assert_eq!(
+                i2f(a),
+                (f64::from(a as i32) as f32).to_bits(),
+                "i2f {a:#010x}"
+            );
+            assert_eq!(u2f(a), (f64::from(a) as f32).to_bits(), "u2f {a:#010x}");
+        }
+    }
+
     #[test]
     fn output_flush_rule() {
         // 2^-126 · (1 − 2^-24) rounds up to 2^-126 in IEEE: it stays.
