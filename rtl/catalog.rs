@@ -584,9 +584,8 @@ mod tests {
 
     #[test]
     fn pbru_without_any_pipeline_elaborates() {
-        let none: Vec<String> = GENERATORS[GENERATORS.len() - 1]
-            .params
-            .iter()
+        let pbru = GENERATORS.iter().find(|g| g.name == "pbru").expect("pbru");
+        let none: Vec<String> = (pbru.params.iter())
             .filter(|p| p.name.ends_with("_instances"))
             .map(|p| format!("{}=0", p.name))
             .collect();
