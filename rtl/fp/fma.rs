@@ -5,13 +5,13 @@
 //! Multiply and add are one fused `a·b + c`: `mul` is `a·b + (−0)` and `add` is `a·1 + b`.
 //! The 48-bit product `P` of the 24-bit significands sits in a 77-bit frame (bit 0 a sticky
 //! bit, two guard bits, `P` at bits 3..51, two spare bits, and `c`'s significand at bits
-//! 53..77 before alignment). `c` is shifted right by `ea + eb − 127 − ec + 27` (in parallel with
-//! the multiply); bit 0 is the OR of the bits shifted below frame bit 1, found from `c`'s
-//! trailing zeros beside the shifter. When `c` is so large that the
-//! shift is negative, the product is at most a sticky bit below `c`: the frame is then `c`'s
-//! and the product becomes bit 0. Either way the frame holds the exact sum up to a sticky bit
-//! that lies below the round bit, so one add (or subtract, both ways), a leading-zero count, a
-//! left shift and a round to nearest even give the correctly rounded result.
+//! 53..77 before alignment). `c` is shifted right by `ea + eb − 127 − ec + 27` (in parallel
+//! with the multiply); bit 0 is the OR of the bits shifted below frame bit 1, found from `c`'s
+//! trailing zeros beside the shifter. When `c` is so large that the shift is negative, the
+//! product is at most a sticky bit below `c`: the frame is then `c`'s and the product becomes
+//! bit 0. Either way the frame holds the exact sum up to a sticky bit that lies below the
+//! round bit, so one add (or subtract, both ways), a leading-zero count, a left shift and a
+//! round to nearest even give the correctly rounded result.
 //!
 //! Output flushing follows the IEEE result with gradual underflow: a result whose leading bit
 //! is at 2^-127 rounds (on the 2^-149 grid) to 2^-126 exactly when its top 24 bits are all
@@ -378,7 +378,7 @@ pub fn fp_fma_stages(m: &mut Module, st: &mut Stages, req: FpReq) -> FpResp {
 /// (subnormals flushed on input and output, canonical NaN) — D6, issue 12.
 ///
 /// * **Ports:** `req` ([`FpReq`] with `a`, `b`, `c`, a 2-bit `op`, a `tag`), `resp`
-///   ([`FpResp`]: `r`, `tag`). `c` is ignored by mul/add/sub, `b` too by nothing.
+///   ([`FpResp`]: `r`, `tag`). `c` is ignored by mul, add and sub.
 /// * **Protocol:** stream rules on both sides ([`pipeline`]): responses in request order with
 ///   their tags, nothing dropped; back-pressure stalls the whole pipeline; the output is a skid
 ///   buffer (irrevocable).
