@@ -322,6 +322,17 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| fp::misc::fp_misc_top(&fp::FpCfg { tag_width: v[0] as u32 }),
         constraint: None,
     },
+    GeneratorSpec {
+        name: "fp_transc",
+        doc: "binary32 exp2, log2, sin, cos (issue 12): table + quadratic, one per clock, latency 8",
+        params: &[pr("tag_width", 8, crate::fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| {
+            crate::fp::transc::fp_transc_top(&crate::fp::FpCfg {
+                tag_width: v[0] as u32,
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default

@@ -5,6 +5,7 @@
 mod recip;
 mod fma;
 mod misc;
+mod transc;
 
 use rendergen_hdl::Design;
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
