@@ -46,7 +46,12 @@
 //! Measured on the golden model (bit-exact with this unit) against `f64` of the f32 input over
 //! all 2^32 inputs (`cargo test --release -p rendergen-sim --lib
 //! fp32::transc::tests::exhaustive_error_table -- --ignored --nocapture`):
-//! see `rendergen_sim::models::fp32::transc::ACCURACY`.
+//! exp2 at most 0.678 ULP and log2 at most 0.610 ULP over every input (targets ≤ 2); sin at
+//! most 3.94e-8 and cos 3.90e-8 absolute on [−π, π] (target 2^-20 = 9.5e-7), 3.99e-8 / 3.97e-8
+//! on [−1000, 1000] and 4.01e-8 / 4.00e-8 over every finite input (the reduction is exact to
+//! `2^-32` turn at any magnitude); no special result differs from the f64 reference.
+//! The table is `rendergen_sim::models::fp32::transc::ACCURACY`; `cargo test -p rendergen-sim
+//! --lib fp32::transc` runs a million-point version of the same measurement (0.4 s).
 
 use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN, TAG_WIDTH};
 use rendergen_hdl::{
@@ -427,7 +432,14 @@ pub fn fp_transc_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
 ///   `req_tag` (`tag_width`); `resp_valid/ready`, `resp_r` (32), `resp_tag`.
 /// * **Timing:** latency [`LATENCY`] = 8, initiation interval 1.
 /// * **Parameters:** [`FpCfg::tag_width`] 1..=64, default 8.
-/// * **Cost:** (measured below) Yosys generic synthesis.
+/// * **Cost:** `rendergen synth fp_transc` (Yosys generic, flattened, default `tag_width` 8):
+///   30,188 cells, 1,191 flip-flops, no RAM, 55 gate levels on the longest path. By module
+///   (`rendergen synth fp_transc --per-module`): `post` 7,854 cells (log2's 25 × 35-bit
+///   multiplier, the 66-bit sum and its negation), `reduce` 6,464 (the 24 × 56-bit reduction
+///   multiplier), `lookup` 3,462 (the 289 table rows as logic), `decode` 2,076 (the window
+///   table, exp2's shifter), `pack` 846, and the top's own 9,356 (the Horner multipliers,
+///   20 × 25 and 29 × 25 bits, and the stage registers). The 32-bit special result rides
+///   through six stages (192 flops) rather than being re-derived at the end.
 /// * **Errors:** elaboration rejects `tag_width` outside 1..=64.
 ///
 /// ```
