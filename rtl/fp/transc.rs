@@ -50,6 +50,9 @@
 //! most 3.94e-8 and cos 3.90e-8 absolute on [−π, π] (target 2^-20 = 9.5e-7), 3.99e-8 / 3.97e-8
 //! on [−1000, 1000] and 4.01e-8 / 4.00e-8 over every finite input (the reduction is exact to
 //! `2^-32` turn at any magnitude); no special result differs from the f64 reference.
+//! sin/cos are built to an absolute bound: results near a zero of the function (small `|x|`
+//! above the `2^-12` bypass, `x` near `kπ`) carry about `2^-31` absolute error, so their
+//! relative error is large (448 ULP for `sin(2^-12)`, measured on the model).
 //! The table is `rendergen_sim::models::fp32::transc::ACCURACY`; `cargo test -p rendergen-sim
 //! --lib fp32::transc` runs a million-point version of the same measurement (0.4 s).
 
@@ -181,6 +184,24 @@ struct Unpacked<T = Sig> {
 ///   `st.en()`); no combinational path from input to output.
 /// * **Cost:** see [`fp_transc_top`].
 /// * **Errors:** none at elaboration beyond width mismatches of `i` (`op` 2 bits, `a` 32).
+///
+/// Inside a larger pipeline (a shader-core lane) that owns the enable:
+/// ```
+/// use rendergen_hdl::Design;
+/// use rendergen_rtl::fp::transc::{fp_transc, TranscIn, STAGES};
+/// use rendergen_rtl::fp::Stages;
+/// let design = Design::build("lane", |m| {
+///     let (en, valid) = (m.input("en", 1), m.input("valid", 1));
+///     let i = TranscIn { op: m.input("op", 2), a: m.input("a", 32) };
+///     let mut st = Stages::new(en, valid);
+///     let r = fp_transc(m, &mut st, i);
+///     assert_eq!(st.count(), STAGES);
+///     m.output("r", r);
+///     m.output("r_valid", st.valid());
+/// })
+/// .unwrap();
+/// assert!(design.modules.iter().any(|d| d.name == "reduce"));
+/// ```
 #[name_lets]
 pub fn fp_transc(m: &mut Module, st: &mut Stages, i: TranscIn) -> Sig {
     let decoded = m.child("decode", &(), i, decode);
