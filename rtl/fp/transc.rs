@@ -454,7 +454,9 @@ pub fn fp_transc_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
 /// * **Timing:** latency [`LATENCY`] = 8, initiation interval 1.
 /// * **Parameters:** [`FpCfg::tag_width`] 1..=64, default 8.
 /// * **Cost:** `rendergen synth fp_transc` (Yosys generic, flattened, default `tag_width` 8):
-///   30,188 cells, 1,191 flip-flops, no RAM, 55 gate levels on the longest path. By module
+///   30,188 cells, 1,191 flip-flops, no RAM, 55 gate levels on the longest path. The RTL
+///   declares 955 register bits (stages 817, tag delay 56, skid buffer 82), which is what the
+///   unflattened run counts; why the flattened netlist has 236 more was not investigated. By module
 ///   (`rendergen synth fp_transc --per-module`): `post` 7,854 cells (log2's 25 × 35-bit
 ///   multiplier, the 66-bit sum and its negation), `reduce` 6,464 (the 24 × 56-bit reduction
 ///   multiplier), `lookup` 3,462 (the 289 table rows as logic), `decode` 2,076 (the window
