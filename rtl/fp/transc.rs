@@ -456,7 +456,9 @@ pub fn fp_transc_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
 /// * **Cost:** `rendergen synth fp_transc` (Yosys generic, flattened, default `tag_width` 8):
 ///   30,188 cells, 1,191 flip-flops, no RAM, 55 gate levels on the longest path. The RTL
 ///   declares 955 register bits (stages 817, tag delay 56, skid buffer 82), which is what the
-///   unflattened run counts; why the flattened netlist has 236 more was not investigated. By module
+///   unflattened run counts. The flattened netlist's extra flops are named after the
+///   `lookup` tables' ROMs: Yosys apparently moves the `coefs` stage register into the ROMs'
+///   read ports, ahead of the per-op multiplexer, one copy per table. By module
 ///   (`rendergen synth fp_transc --per-module`): `post` 7,854 cells (log2's 25 × 35-bit
 ///   multiplier, the 66-bit sum and its negation), `reduce` 6,464 (the 24 × 56-bit reduction
 ///   multiplier), `lookup` 3,462 (the 289 table rows as logic), `decode` 2,076 (the window
