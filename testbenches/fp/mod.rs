@@ -2,9 +2,9 @@
 //! `rendergen_sim::models::fp32` (itself checked against the host CPU's f32 and f64) under
 //! random gaps and back-pressure, in order, nothing lost or duplicated; co-simulation; lint.
 
-mod recip;
 mod fma;
 mod misc;
+mod recip;
 mod transc;
 
 use rendergen_hdl::Design;
