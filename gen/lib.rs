@@ -2,7 +2,7 @@
 //!
 //! * [`astc`] — whole-image ASTC decoding through the ASTC_DP RTL or the reference model;
 //! * [`verilog`] — prints a design as lint-clean Verilog-2005;
-//! * [`bench`] — the same seeded benchmark in the Rust simulator, Verilator and iverilog;
+//! * [`bench`](mod@bench) — the same seeded benchmark in the Rust simulator, Verilator and iverilog;
 //! * [`pbru`] — `rendergen sim pbru`: the PBRU with its SM, TTU and L1 agents, checked against the
 //!   interpreter;
 //! * [`cosim`] — replays Rust simulator traces through the emitted Verilog (iverilog, Verilator);

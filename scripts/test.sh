@@ -9,5 +9,6 @@ start=$(date +%s)
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo test --workspace
+RUSTDOCFLAGS="-D warnings" cargo doc -q --no-deps --workspace
 cargo run -q --release -p rendergen-gen --bin rendergen -- lint --all
 echo "test.sh: all passed in $(( $(date +%s) - start )) s"

@@ -143,7 +143,7 @@ pub fn bench(
     bench_traced(design, engine, cycles, seed, None)
 }
 
-/// [`bench`] that also writes a waveform of the run (the `rust` engine only; the time then
+/// [`bench()`] that also writes a waveform of the run (the `rust` engine only; the time then
 /// includes writing it).
 pub fn bench_traced(
     design: &Design,

@@ -137,14 +137,14 @@ enum Command {
         target: String,
         /// Pin map (.pcf) naming the top's Verilog ports (`clk_i`, `rst_i`, `<port>_i`,
         /// `<port>_o`); without it nextpnr places the pins (or, with --wrap, the board's map in
-        /// constraints/<board>/serial_wrap.pcf is used).
+        /// constraints/BOARD/serial_wrap.pcf is used).
         #[arg(long)]
         pcf: Option<PathBuf>,
         /// Clock target in MHz (timing-driven placement and the verdict).
         #[arg(long, default_value_t = 12.0)]
         freq: f64,
         /// Output folder (Verilog, netlist, placed design, bitstream, reports)
-        /// [default: fpga-<top>-<target>].
+        /// [default: fpga-TOP-TARGET].
         #[arg(short = 'o', long = "out")]
         out: Option<PathBuf>,
         /// Put the top behind shift registers on five pins (clk_i, rst_i, sdi_i, capture_i,

@@ -2,7 +2,7 @@
 //! and caches, and the processing cores.
 //!
 //! Ports of [`pbru_top`] (and of [`pbru_shell_top`], which adds the core-facing ports):
-//! `sm_ray_in`, `ttu_ray_in` ([`RayIn`]), `sm_ray_out`, `ttu_ray_out` ([`RayOut`]), `l1_req`
+//! `sm_ray_in`, `ttu_ray_in` ([`RayIn`](crate::pbru::ports::RayIn)), `sm_ray_out`, `ttu_ray_out` ([`RayOut`]), `l1_req`
 //! ([`L1Req`], out), `l1_resp` ([`L1Resp`], in), `sm{k}_req` ([`SmReq`], in) and `sm{k}_resp`
 //! ([`SmResp`], out) for `k < sm_ports`, and `perf_<kind><i>_{sm_grants,core_grants,busy}`
 //! (32-bit outputs, e.g. `perf_astc_a0_sm_grants`).

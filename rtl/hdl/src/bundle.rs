@@ -1,7 +1,7 @@
 //! Bundles: Rust structs of named signals that travel together (a request's address, tag and
 //! payload), so a designer never wires a wide payload field by field.
 //!
-//! Declare one with [`bundle!`](crate::bundle); the struct is generic over its field type, so
+//! Declare one with [`bundle!`](macro@crate::bundle); the struct is generic over its field type, so
 //! `TexReq<Sig>` is the hardware value and `TexReq<u32>` its shape (the field widths):
 //!
 //! ```
@@ -29,7 +29,7 @@ use std::fmt::Debug;
 use std::panic::Location;
 
 /// A record of signals: `#[derive(Bundle)]` (nested records, arrays, `Vec`s, `Option`s),
-/// [`bundle!`](crate::bundle) (flat), and [`Sig`] itself (one leaf called `data`).
+/// [`bundle!`](macro@crate::bundle) (flat), and [`Sig`] itself (one leaf called `data`).
 ///
 /// The required methods walk the leaves with their [`PortPath`]; the provided ones are what
 /// generators use: [`Bundle::fields`], [`Bundle::layout`], [`Bundle::from_fields`],
@@ -103,7 +103,7 @@ impl Bundle for Sig {
 }
 
 /// `Bundle` and `Io` for `$name<Sig>` from its `Leaves` implementation (used by the derive and
-/// by [`bundle!`](crate::bundle)).
+/// by [`bundle!`](macro@crate::bundle)).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __bundle_impls {
@@ -163,7 +163,7 @@ macro_rules! __bundle_impls {
 }
 
 /// Declares a flat bundle struct generic over its field type (`Sig` by default) and implements
-/// [`Bundle`] for it. See the [module documentation](crate::bundle); for nested records, arrays
+/// [`Bundle`] for it. See the [module documentation](mod@crate::bundle); for nested records, arrays
 /// and `Option` fields use `#[derive(Bundle)]` ([`crate::record`]).
 #[macro_export]
 macro_rules! bundle {

@@ -10,8 +10,8 @@ pub fn stack_effect(op: Opcode) -> (&'static str, &'static str) {
     match op {
         Nop => ("–", ""),
         Push => ("→ k", "k"),
-        Load => ("→ s[n]", "n"),
-        Store => ("a → ; s[n] = a", "n"),
+        Load => ("→ s\\[n\\]", "n"),
+        Store => ("a → ; s\\[n\\] = a", "n"),
         Pop => ("a →", ""),
         Dup => ("a → a a", ""),
         Swap => ("a b → b a", ""),

@@ -22,8 +22,8 @@
 //! |---|---|---|---|---|
 //! | 0x00 | NOP | – | – | local |
 //! | 0x01 | PUSH k | 4 B | → k | local |
-//! | 0x02 | LOAD n | 1 B | → s[n] | local |
-//! | 0x03 | STORE n | 1 B | a → ; s[n] = a | local |
+//! | 0x02 | LOAD n | 1 B | → s\[n\] | local |
+//! | 0x03 | STORE n | 1 B | a → ; s\[n\] = a | local |
 //! | 0x04 | POP | – | a → | local |
 //! | 0x05 | DUP | – | a → a a | local |
 //! | 0x06 | SWAP | – | a b → b a | local |

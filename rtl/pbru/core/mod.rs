@@ -54,7 +54,7 @@ pub(crate) struct Params {
 ///   `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id` or `epoch`
 ///   differs, is dropped (an answer for a ray that parked meanwhile, even if that ray came back
 ///   to the same slot: the slot's epoch toggles at each intake and every request carries it). A
-///   [`StopCmd`] marks a slot to park if its epoch matches: at once if it waits on a fetch, at
+///   [`StopCmd`](crate::pbru::ports::StopCmd) marks a slot to park if its epoch matches: at once if it waits on a fetch, at
 ///   its next instruction boundary otherwise; a stop for a slot still copying its stack in is
 ///   dropped.
 /// * **Execution:** a decode stage and an execute stage. Decode picks a runnable slot
