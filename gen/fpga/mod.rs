@@ -53,6 +53,14 @@ impl FpgaTarget {
         }
     }
 
+    /// `synth_ice40` options: the UP5K's SB_MAC16 DSP blocks are used for multipliers.
+    fn synth_options(self) -> &'static str {
+        match self {
+            FpgaTarget::Ice40Hx8k => "",
+            FpgaTarget::Ice40Up5k => " -dsp",
+        }
+    }
+
     fn nextpnr_args(self) -> [&'static str; 3] {
         match self {
             FpgaTarget::Ice40Hx8k => ["--hx8k", "--package", "ct256"],
@@ -148,6 +156,8 @@ pub struct FpgaReport {
     pub logic_cells: (u64, u64),
     /// Block RAMs used and available (`ICESTORM_RAM`).
     pub block_rams: (u64, u64),
+    /// DSP blocks used and available (`ICESTORM_DSP`; the HX8K has none).
+    pub dsps: (u64, u64),
     /// I/O pins used and available in the package.
     pub io_pins: (u64, u64),
     /// Timing per clock.
@@ -174,6 +184,7 @@ impl FpgaReport {
             "lut4": self.synth.luts, "flip_flops": self.synth.flip_flops,
             "logic_cells": {"used": self.logic_cells.0, "available": self.logic_cells.1},
             "block_rams": {"used": self.block_rams.0, "available": self.block_rams.1},
+            "dsps": {"used": self.dsps.0, "available": self.dsps.1},
             "io_pins": {"used": self.io_pins.0, "available": self.io_pins.1},
             "clocks": clocks, "timing_met": self.timing_met,
             "pins_constrained": self.pins_constrained,
@@ -206,6 +217,9 @@ impl fmt::Display for FpgaReport {
             self.synth.luts, self.synth.flip_flops
         )?;
         row(f, "block RAMs", self.block_rams)?;
+        if self.dsps.1 > 0 {
+            row(f, "DSP blocks", self.dsps)?;
+        }
         row(f, "I/O pins", self.io_pins)?;
         if !self.pins_constrained {
             writeln!(f, "  (no --pcf: nextpnr chose the pins)")?;
@@ -305,8 +319,9 @@ pub fn fpga(design: &Design, opts: &FpgaOptions) -> Result<FpgaReport, FpgaError
     let synth = {
         let _p = crate::progress::Progress::spinner(&format!("synth_ice40 of {top}"));
         let script = format!(
-            "read_verilog {}; synth_ice40 -top {top} -json {top}.json; tee -q -o synth_stat.txt stat",
-            files.join(" ")
+            "read_verilog {}; synth_ice40{} -top {top} -json {top}.json; tee -q -o synth_stat.txt stat",
+            files.join(" "),
+            t.synth_options()
         );
         run_tool(
             Command::new("yosys").args(["-q", "-l", "yosys.log", "-p", &script]),
@@ -425,6 +440,7 @@ pub fn fpga(design: &Design, opts: &FpgaOptions) -> Result<FpgaReport, FpgaError
         synth,
         logic_cells: util("ICESTORM_LC"),
         block_rams: util("ICESTORM_RAM"),
+        dsps: util("ICESTORM_DSP"),
         io_pins: (ios.0, t.io_pins()),
         clocks,
         timing_met,
