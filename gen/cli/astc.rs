@@ -90,8 +90,18 @@ pub fn run(cmd: AstcCommand) -> Result<(), Failure> {
     }
 }
 
-fn read(input: &Path) -> Result<AstcFile, Failure> {
-    AstcFile::read(input).map_err(|e| Failure::check(format!("{}: {e}", input.display())))
+/// Reads an `.astc` file; bytes after the last block are ignored with a warning, as astcenc
+/// ignores them.
+pub(crate) fn read(input: &Path) -> Result<AstcFile, Failure> {
+    let (file, extra) = AstcFile::read_lenient(input)
+        .map_err(|e| Failure::check(format!("{}: {e}", input.display())))?;
+    if extra > 0 {
+        eprintln!(
+            "warning: {}: {extra} bytes after the last block ignored (astcenc ignores them too)",
+            input.display()
+        );
+    }
+    Ok(file)
 }
 
 fn info(input: &Path) -> Result<(), Failure> {

@@ -5,7 +5,6 @@ use clap::{Args, Subcommand, ValueEnum};
 use rendergen_gen::pbru::{run, to_json, to_text, SimOptions, Workload};
 use rendergen_isa::{asm::assemble, disasm::disassemble_to};
 use rendergen_rtl::pbru::ports::PbruCfg;
-use rendergen_sim::models::astc::AstcFile;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -163,9 +162,7 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         None => None,
     };
     let texture = match &a.texture {
-        Some(p) => {
-            Some(AstcFile::read(p).map_err(|e| Failure::check(format!("{}: {e}", p.display())))?)
-        }
+        Some(p) => Some(crate::astc::read(p)?),
         None => None,
     };
     let opts = SimOptions {

@@ -225,7 +225,7 @@ impl AstcFile {
                 actual: bytes.len(),
             });
         }
-        let blocks = bytes[16..]
+        let blocks = bytes[16..expected]
             .chunks_exact(16)
             .map(|c| c.try_into().expect("16-byte chunk"))
             .collect();
@@ -240,6 +240,24 @@ impl AstcFile {
     /// Reads and parses a file from disk.
     pub fn read(path: impl AsRef<Path>) -> Result<AstcFile, AstcFileError> {
         AstcFile::parse(&std::fs::read(path)?)
+    }
+
+    /// [`parse`](Self::parse) that accepts bytes after the last block, as astcenc does, and
+    /// returns how many there were (for a warning).
+    pub fn parse_lenient(bytes: &[u8]) -> Result<(AstcFile, usize), AstcFileError> {
+        match AstcFile::parse(bytes) {
+            Err(AstcFileError::TrailingData { expected, actual }) => {
+                let file = AstcFile::parse(&bytes[..expected])?;
+                Ok((file, actual - expected))
+            }
+            other => other.map(|f| (f, 0)),
+        }
+    }
+
+    /// [`read`](Self::read) with [`parse_lenient`](Self::parse_lenient)'s tolerance of trailing
+    /// bytes.
+    pub fn read_lenient(path: impl AsRef<Path>) -> Result<(AstcFile, usize), AstcFileError> {
+        AstcFile::parse_lenient(&std::fs::read(path)?)
     }
 
     /// The file's bytes.

@@ -29,6 +29,12 @@ fn errors_name_the_problem() {
     let mut b = good.clone();
     b.push(0);
     assert!(err(&b).contains("trailing"));
+    // As astcenc does, the lenient reading ignores them and says how many there were.
+    b.extend_from_slice(&[1, 2]);
+    let (file, extra) = AstcFile::parse_lenient(&b).unwrap();
+    assert_eq!((file, extra), (sample(), 3));
+    assert_eq!(AstcFile::parse_lenient(&good).unwrap().1, 0);
+    assert!(AstcFile::parse_lenient(&good[..good.len() - 1]).is_err());
     let mut b = good.clone();
     b[6] = 4;
     assert!(err(&b).contains("3D block footprint 6x5x4"));
