@@ -51,14 +51,14 @@ pub enum WorkloadArg {
 /// `rendergen sim pbru` options.
 #[derive(Args)]
 pub struct PbruArgs {
-    /// Processing cores.
-    #[arg(long, default_value_t = 4)]
+    /// Processing cores, 1..=8.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=8))]
     cores: u32,
-    /// Ray slots per core.
-    #[arg(long, default_value_t = 2)]
+    /// Ray slots per core, 1..=8.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=8))]
     slots: u32,
-    /// Rays to send (at most 65536).
-    #[arg(long, default_value_t = 64)]
+    /// Rays to send, 1..=65536 (ray ids are 16 bits).
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=65536))]
     rays: u32,
     /// Seed of the workload and the agents.
     #[arg(long, default_value_t = 1)]
@@ -138,9 +138,6 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         slots: a.slots,
         ..PbruCfg::default()
     };
-    if !(1..=8).contains(&a.cores) || !(1..=8).contains(&a.slots) {
-        return Err(Failure::usage("--cores and --slots must be 1..=8"));
-    }
     if !(0.0..=1.0).contains(&a.sm_load) {
         return Err(Failure::usage("--sm-load must be a probability in 0..=1"));
     }

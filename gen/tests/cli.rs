@@ -259,3 +259,22 @@ fn waveform_scope_and_window() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("after the last"), "{}", stderr(&o));
 }
+
+/// Usage errors exit 2 and name the valid range; failures of a command that ran exit 1.
+#[test]
+fn exit_codes_separate_usage_from_failure() {
+    for args in [
+        &["sim", "pbru", "--rays", "70000"][..],
+        &["sim", "pbru", "--cores", "9"],
+        &["sim", "pbru", "--sm-load", "2"],
+        &["verilog", "fifo", "-p", "depth=3000000"],
+        &["nosuch"],
+    ] {
+        let o = rendergen(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+    }
+    let o = rendergen(&["sim", "pbru", "--rays", "70000"]);
+    assert!(stderr(&o).contains("1..=65536"), "{}", stderr(&o));
+    let o = rendergen(&["astc", "decode", "/nonexistent.astc", "-o", "x.png"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
