@@ -66,7 +66,9 @@ pub struct SynthReport {
     pub luts: u64,
     /// Flip-flop cells.
     pub flip_flops: u64,
-    /// Bits of block and distributed RAM cells (or of unmapped memories).
+    /// FPGA targets: the capacity of the block and distributed RAM cells used (a 512-bit
+    /// memory in one `SB_RAM40_4K` counts 4096). Generic target: the bits of memories left as
+    /// `$mem` cells (the generic library has no RAM).
     pub ram_bits: u64,
     /// Gate levels on the longest combinational path (see the module docs).
     pub longest_path: u64,
@@ -74,6 +76,8 @@ pub struct SynthReport {
     pub cell_types: Vec<(String, u64)>,
     /// One row per module definition, largest `cells × instances` first; empty for [`synth`].
     pub modules: Vec<ModuleArea>,
+    /// Remarks on the mapping (a memory that became logic), one line each.
+    pub notes: Vec<String>,
 }
 
 impl fmt::Display for SynthReport {
@@ -82,10 +86,15 @@ impl fmt::Display for SynthReport {
         writeln!(f, "  {:<24} {:>10}", "cells", self.cells)?;
         writeln!(f, "  {:<24} {:>10}", "LUTs", self.luts)?;
         writeln!(f, "  {:<24} {:>10}", "flip-flops", self.flip_flops)?;
-        writeln!(f, "  {:<24} {:>10}", "RAM bits", self.ram_bits)?;
+        let ram_note = match self.command.as_str() {
+            c if c.starts_with("synth_") => "(capacity of the block/distributed RAM cells used)",
+            _ => "(memory bits left as $mem cells; the generic library has no RAM)",
+        };
+        writeln!(f, "  {:<24} {:>10}  {ram_note}", "RAM bits", self.ram_bits)?;
         writeln!(
             f,
-            "  {:<24} {:>10}  (generic gate levels, yosys ltp -noff)",
+            "  {:<24} {:>10}  (gate levels of Yosys's generic library, yosys ltp -noff, for \
+             every target; not a delay: see `rendergen fpga` for Fmax)",
             "longest comb. path", self.longest_path
         )?;
         if !self.modules.is_empty() {
@@ -97,6 +106,9 @@ impl fmt::Display for SynthReport {
                     total: self.cells
                 }
             )?;
+        }
+        for n in &self.notes {
+            writeln!(f, "  note: {n}")?;
         }
         writeln!(f, "  cell types:")?;
         for (t, n) in &self.cell_types {
@@ -159,7 +171,8 @@ impl SynthReport {
             .collect();
         format!(
             "{{\"top\": {}, \"command\": {}, \"cells\": {}, \"luts\": {}, \"flip_flops\": {}, \
-             \"ram_bits\": {}, \"longest_path\": {}, \"cell_types\": {}, \"modules\": [{}]}}",
+             \"ram_bits\": {}, \"longest_path\": {}, \"cell_types\": {}, \"modules\": [{}], \
+             \"notes\": [{}]}}",
             json_str(&self.top),
             json_str(&self.command),
             self.cells,
@@ -168,7 +181,10 @@ impl SynthReport {
             self.ram_bits,
             self.longest_path,
             json_counts(&self.cell_types),
-            modules.join(", ")
+            modules.join(", "),
+            (self.notes.iter().map(|n| json_str(n)))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
@@ -330,6 +346,20 @@ fn run(design: &Design, target: SynthTarget, flatten: bool) -> Result<SynthRepor
             tool: "yosys ltp".into(),
             message: format!("no path length in:\n{ltp}"),
         })?;
+    let mems: Vec<String> = (design.modules.iter())
+        .flat_map(|m| m.mems.iter().map(move |x| (m, x)))
+        .map(|(m, x)| format!("`{}.{}` ({} × {} bits)", m.name, x.name, x.depth, x.width))
+        .collect();
+    if target != SynthTarget::Generic && report.ram_bits == 0 && !mems.is_empty() {
+        report.notes.push(format!(
+            "no RAM cell was used: memories {} became flip-flops and LUTs ({}). A memory maps \
+             to block RAM when its ports fit the target's RAM: iCE40 SB_RAM40_4K has one read \
+             and one write port; ECP5 DP16KD also takes two read/write ports when cross-port \
+             collisions may be undefined",
+            mems.join(", "),
+            command
+        ));
+    }
     Ok(report)
 }
 
