@@ -26,6 +26,14 @@ pub(crate) fn memories(out: &mut String, def: &ModuleDef, plan: &Plan, ex: &Expr
             mem.name
         )
         .unwrap();
+        if mem.collisions_undefined {
+            writeln!(
+                out,
+                "  // Cross-port collisions are undefined (Mem::collisions_undefined): block RAM."
+            )
+            .unwrap();
+            write!(out, "  (* no_rw_check *)\n").unwrap();
+        }
         writeln!(out, "  reg {}{name} [0:{}];", range(w), depth - 1).unwrap();
         let init = mem.init.as_deref().unwrap_or(&[]);
         if mem.init.is_some() || mem.writes.is_empty() {

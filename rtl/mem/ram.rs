@@ -79,9 +79,15 @@ pub fn ram_1r1w(cfg: &RamCfg) -> Result<Design, ElabErrors> {
 }
 
 /// Two ports `a` and `b`, each able to read or write: inputs `<p>_en`, `<p>_we`, `<p>_addr`,
-/// `<p>_wdata`, output `<p>_rdata` (read-first, one cycle after `en`). When both write one word
-/// in one cycle, port `b` wins.
-/// * **Cost:** `width × depth` bits of RAM.
+/// `<p>_wdata`, output `<p>_rdata` (read-first, one cycle after `en`, for a port's own write
+/// too).
+/// * **Collisions:** as in vendor true dual-port RAMs, a word one port writes while the other
+///   reads or writes it in the same cycle is undefined in hardware
+///   ([`rendergen_hdl::Mem::collisions_undefined`]); the simulator returns the old word to the
+///   reader and lets port `b`'s write win.
+/// * **Cost:** `width × depth` bits of RAM: ECP5 DP16KD true dual-port blocks (Yosys maps it);
+///   iCE40 has no true dual-port block RAM, so there it becomes logic (`rendergen synth`
+///   says so).
 #[name_lets]
 pub fn ram_2p(cfg: &RamCfg) -> Result<Design, ElabErrors> {
     let aw = clog2(cfg.depth as u64);
@@ -92,7 +98,9 @@ pub fn ram_2p(cfg: &RamCfg) -> Result<Design, ElabErrors> {
             if !cfg.check(m) {
                 return;
             }
-            let mem = m.memory("storage", cfg.width, cfg.depth);
+            let mem = m
+                .memory("storage", cfg.width, cfg.depth)
+                .collisions_undefined();
             for p in ["a", "b"] {
                 let en = m.input(&format!("{p}_en"), 1);
                 let we = m.input(&format!("{p}_we"), 1);

@@ -116,3 +116,29 @@ fn ram_2p_matches_its_model() {
     tb.check(&mut sim, result);
     cosim_prefix(&design, &mut sim);
 }
+
+/// Both RAMs map to FPGA block RAM: `ram_1r1w` to iCE40 `SB_RAM40_4K`, `ram_2p` (collisions
+/// undefined, `no_rw_check`) to ECP5 `DP16KD` true dual-port blocks — it used to become
+/// 22,000+ LUTs; on iCE40, which has no true dual-port RAM, `synth` says it became logic.
+#[test]
+fn rams_map_to_block_ram() {
+    use rendergen_gen::tools::{synth, SynthTarget};
+    let cfg = RamCfg::default();
+    let count = |r: &rendergen_gen::tools::SynthReport, cell: &str| {
+        (r.cell_types.iter().find(|(c, _)| c == cell)).map_or(0, |(_, n)| *n)
+    };
+    let r = synth(&ram_1r1w(&cfg).unwrap(), SynthTarget::Ice40).unwrap();
+    assert!(count(&r, "SB_RAM40_4K") >= 2 && r.luts < 100, "{r}");
+    let r = synth(&ram_2p(&cfg).unwrap(), SynthTarget::Ecp5).unwrap();
+    assert_eq!(count(&r, "DP16KD"), 2, "{r}");
+    assert!(r.luts < 100, "{r}");
+    let small = RamCfg {
+        width: 8,
+        depth: 16,
+    };
+    let r = synth(&ram_2p(&small).unwrap(), SynthTarget::Ice40).unwrap();
+    assert!(
+        r.notes.iter().any(|n| n.contains("became flip-flops")),
+        "{r}"
+    );
+}

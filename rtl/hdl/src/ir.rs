@@ -250,6 +250,12 @@ pub struct Memory {
     pub writes: Vec<WritePort>,
     /// Read ports.
     pub reads: Vec<ReadPort>,
+    /// The designer allows hardware to do anything on a collision between two ports (one
+    /// port writing a word another port reads or writes in the same cycle): the emitted
+    /// Verilog carries `(* no_rw_check *)` so Yosys may map the memory to true dual-port block
+    /// RAM. The simulator still gives the deterministic result (read-first, later port wins),
+    /// which is one of the allowed ones. See [`crate::Mem::collisions_undefined`].
+    pub collisions_undefined: bool,
     /// Where it was declared.
     pub loc: Loc,
 }

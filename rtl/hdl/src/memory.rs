@@ -50,6 +50,7 @@ impl Module {
                 init: None,
                 writes: Vec::new(),
                 reads: Vec::new(),
+                collisions_undefined: false,
                 loc,
             });
             Mem {
@@ -71,6 +72,17 @@ impl Mem {
     /// Address width (`clog2(depth)`).
     pub fn addr_width(self) -> u32 {
         self.addr_width
+    }
+
+    /// Declares cross-port collisions undefined in hardware: a word written by one port in a
+    /// cycle in which another port reads or writes it may give any value (the simulator keeps
+    /// its deterministic result: read-first, later port wins). This is the contract of
+    /// vendor true dual-port RAMs (ECP5 DP16KD, Xilinx and Intel TDP blocks); the emitted
+    /// Verilog says so with `(* no_rw_check *)`, which lets Yosys map the memory to them.
+    /// Same-port read-during-write stays read-first.
+    pub fn collisions_undefined(self) -> Mem {
+        ctx::with(|c| c.top().def.mems[self.index as usize].collisions_undefined = true);
+        self
     }
 
     /// Sets the initial contents from integers (word 0 first; each must fit the width).
