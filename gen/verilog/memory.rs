@@ -32,7 +32,7 @@ pub(crate) fn memories(out: &mut String, def: &ModuleDef, plan: &Plan, ex: &Expr
                 "  // Cross-port collisions are undefined (Mem::collisions_undefined): block RAM."
             )
             .unwrap();
-            write!(out, "  (* no_rw_check *)\n").unwrap();
+            writeln!(out, "  (* no_rw_check *)").unwrap();
         }
         writeln!(out, "  reg {}{name} [0:{}];", range(w), depth - 1).unwrap();
         let init = mem.init.as_deref().unwrap_or(&[]);
