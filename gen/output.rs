@@ -117,7 +117,8 @@ mod tests {
     }
 }
 
-/// A waveform to write: the file (`.vcd`) and which signals and cycles to keep.
+/// A waveform to write: the file (`.vcd`, or `.fst` through GTKWave's `vcd2fst`) and which
+/// signals and cycles to keep.
 #[derive(Clone, Debug)]
 pub struct VcdOut {
     /// The file.
@@ -127,17 +128,63 @@ pub struct VcdOut {
 }
 
 impl VcdOut {
-    /// Starts dumping `sim` into the file; finish with `Simulator::finish_vcd`.
+    fn is_fst(&self) -> bool {
+        self.path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("fst"))
+    }
+
+    /// Where the VCD text goes: the file itself, or a temporary VCD beside an `.fst`.
+    fn vcd_path(&self) -> PathBuf {
+        match self.is_fst() {
+            true => temporary_beside(&self.path).with_extension("vcd"),
+            false => self.path.clone(),
+        }
+    }
+
+    /// Starts dumping `sim`; after `Simulator::finish_vcd`, call [`finish`](Self::finish).
     pub fn start(&self, sim: &mut rendergen_sim::Simulator) -> Result<(), String> {
-        let name = self.path.to_string_lossy();
-        if !name.ends_with(".vcd") {
+        let ext = self
+            .path
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase());
+        if !matches!(ext.as_deref(), Some("vcd" | "fst")) {
             return Err(format!(
-                "{name}: waveforms are written as VCD; name the file *.vcd"
+                "{}: waveforms are written as VCD or FST; name the file *.vcd or *.fst",
+                self.path.display()
             ));
         }
-        let f = File::create(&self.path)
-            .map_err(|e| format!("cannot create {}: {e}", self.path.display()))?;
+        let path = self.vcd_path();
+        let f =
+            File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         sim.trace_vcd_filtered(BufWriter::new(f), &self.filter)
-            .map_err(|e| format!("cannot write {}: {e}", self.path.display()))
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))
+    }
+
+    /// For an `.fst`: converts the finished VCD with `vcd2fst` (GTKWave's; installed by
+    /// `scripts/install-deps.sh`) and removes it. Nothing to do for a `.vcd`.
+    pub fn finish(&self) -> Result<(), String> {
+        if !self.is_fst() {
+            return Ok(());
+        }
+        let vcd = self.vcd_path();
+        let ran = std::process::Command::new("vcd2fst")
+            .arg(&vcd)
+            .arg(&self.path)
+            .output();
+        let _ = fs::remove_file(&vcd);
+        match ran {
+            Ok(o) if o.status.success() => Ok(()),
+            Ok(o) => Err(format!(
+                "vcd2fst could not write {}: {}",
+                self.path.display(),
+                String::from_utf8_lossy(&o.stderr).trim()
+            )),
+            Err(e) => Err(format!(
+                "writing {} needs GTKWave's vcd2fst (Debian package gtkwave; \
+                 scripts/install-deps.sh installs it): {e}",
+                self.path.display()
+            )),
+        }
     }
 }

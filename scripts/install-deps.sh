@@ -11,6 +11,7 @@ command -v astcenc   >/dev/null 2>&1 || need+=(astcenc)
 [ -e /usr/include/astcenc.h ] || need+=(libastcenc-dev)
 command -v nextpnr-ice40 >/dev/null 2>&1 || need+=(nextpnr-ice40)
 command -v icepack   >/dev/null 2>&1 || need+=(fpga-icestorm)
+command -v vcd2fst   >/dev/null 2>&1 || need+=(gtkwave)
 command -v g++       >/dev/null 2>&1 || need+=(g++)
 command -v make      >/dev/null 2>&1 || need+=(make)
 

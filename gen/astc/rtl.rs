@@ -133,5 +133,8 @@ pub fn decode_rtl_rows(
     }
     sim.finish_vcd()
         .map_err(|e| format!("writing the waveform: {e}"))?;
+    if let Some(v) = vcd {
+        v.finish()?;
+    }
     Ok(sim.cycle())
 }

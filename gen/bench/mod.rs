@@ -235,6 +235,10 @@ fn run_rust(
     }
     let seconds = start.elapsed().as_secs_f64();
     sim.finish_vcd().map_err(ToolError::Io)?;
+    if let Some(v) = vcd {
+        v.finish()
+            .map_err(|e| ToolError::Io(std::io::Error::other(e)))?;
+    }
     Ok((seconds, h))
 }
 

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 /// `--vcd FILE [--vcd-scope PATTERN]... [--vcd-window FROM:TO]`.
 #[derive(Args, Clone, Debug)]
 pub struct VcdArgs {
-    /// Write a waveform (VCD) of the simulation.
-    #[arg(long, value_name = "FILE.vcd")]
+    /// Write a waveform of the simulation: VCD, or FST when the name ends in .fst (converted
+    /// with GTKWave's vcd2fst).
+    #[arg(long, value_name = "FILE.vcd|FILE.fst")]
     vcd: Option<PathBuf>,
     /// Keep only signals whose hierarchical path below the top (`core_0`, `core_0.stack_q`,
     /// `'*.valid*'`; `*` any run, `?` one character) or a scope containing them matches;
@@ -28,6 +29,13 @@ impl VcdArgs {
         let Some(path) = &self.vcd else {
             return Ok(None);
         };
+        let ext = path.extension().map(|e| e.to_string_lossy().to_lowercase());
+        if !matches!(ext.as_deref(), Some("vcd" | "fst")) {
+            return Err(Failure::usage(format!(
+                "--vcd {}: name the waveform *.vcd or *.fst",
+                path.display()
+            )));
+        }
         let window = (self.vcd_window.as_deref())
             .map(VcdFilter::parse_window)
             .transpose()

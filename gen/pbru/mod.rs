@@ -100,6 +100,9 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
     let outcome = measure(&mut system, &mut sim).map_err(|e| format!("{e} (seed {})", opts.seed));
     sim.finish_vcd()
         .map_err(|e| format!("writing the VCD: {e}"))?;
+    if let Some(v) = &opts.vcd {
+        v.finish()?;
+    }
     outcome.map(|mut o| {
         o.report = rename_instances(o.report, &opts.cfg);
         o

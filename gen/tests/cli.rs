@@ -253,6 +253,37 @@ fn waveform_scope_and_window() {
         "{full_len} vs {}",
         text.len()
     );
+    // FST through vcd2fst: a much smaller file, which the converter reads back.
+    let fst = scratch("part.fst");
+    let f = fst.to_str().unwrap();
+    let args = [
+        "sim",
+        "pbru",
+        "--rays",
+        "32",
+        "--vcd",
+        f,
+        "--vcd-scope",
+        "core_0",
+    ];
+    let o = rendergen(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&fst).unwrap();
+    assert!(
+        !bytes.is_empty() && !bytes.starts_with(b"$"),
+        "an FST, not VCD text"
+    );
+    let back = scratch("back.vcd");
+    let ok = Command::new("fst2vcd")
+        .arg(&fst)
+        .arg("-o")
+        .arg(&back)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    assert!(std::fs::read_to_string(&back).unwrap().contains("core_0"));
+    let o = rendergen(&["sim", "pbru", "--vcd", "x.txt"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let o = rendergen(&["bench", "fifo", "--engine", "verilator", "--vcd", p]);
     assert_eq!(o.status.code(), Some(2));
     let o = rendergen(&["sim", "pbru", "--vcd", p, "--vcd-window", "9:3"]);
