@@ -121,6 +121,10 @@ enum Command {
         /// --per-module).
         #[arg(long)]
         json: bool,
+        /// With --target ice40: also place and route on an iCE40HX8K (ports behind the serial
+        /// wrapper of `rendergen fpga --wrap`) and report nextpnr's Fmax.
+        #[arg(long)]
+        fmax: bool,
     },
     /// Place and route on an iCE40 with nextpnr: Yosys synth_ice40, a fit check before
     /// placing, nextpnr-ice40 against a clock target, icepack; reports logic cells, block RAMs,
@@ -401,8 +405,14 @@ fn run(command: Command) -> Result<(), Failure> {
             target,
             per_module,
             json,
+            fmax,
         } => {
             use rendergen_gen::tools::{synth, synth_per_module, SynthTarget};
+            if fmax && !matches!(target, Target::Ice40) {
+                return Err(Failure::usage(
+                    "--fmax needs --target ice40 (nextpnr-ice40)",
+                ));
+            }
             let design = build(&top, &params)?;
             let target = match target {
                 Target::Generic => SynthTarget::Generic,
@@ -415,10 +425,26 @@ fn run(command: Command) -> Result<(), Failure> {
                 synth(&design, target)
             }
             .map_err(Failure::check)?;
-            if json {
-                println!("{}", report.to_json());
-            } else {
-                println!("{report}");
+            let fmax = match fmax {
+                true => Some(fmax_on_ice40(&design)?),
+                false => None,
+            };
+            match (json, fmax) {
+                (true, None) => println!("{}", report.to_json()),
+                (true, Some(f)) => {
+                    let mut j = report.to_json();
+                    j.pop();
+                    println!("{j}, \"fmax_mhz\": {f:.2}}}");
+                }
+                (false, f) => {
+                    print!("{report}");
+                    if let Some(f) = f {
+                        println!(
+                            "  Fmax {f:.1} MHz (nextpnr-ice40 on an iCE40HX8K-CT256, ports behind \
+                             the serial wrapper)"
+                        );
+                    }
+                }
             }
             Ok(())
         }
@@ -428,6 +454,22 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Disasm(a) => pbru::disasm(a),
         Command::Sim(c) => pbru::sim(c),
     }
+}
+
+/// nextpnr-ice40's Fmax of `design` on an HX8K behind the serial wrapper, in a temporary
+/// folder (the slowest clock).
+fn fmax_on_ice40(design: &Design) -> Result<f64, Failure> {
+    use rendergen_gen::fpga::{fpga, FpgaOptions, FpgaTarget};
+    let dir = rendergen_gen::tools::WorkDir::new("fmax").map_err(Failure::check)?;
+    let opts = FpgaOptions {
+        target: FpgaTarget::Ice40Hx8k,
+        pcf: None,
+        freq_mhz: 12.0,
+        out_dir: dir.path().to_path_buf(),
+        wrap: true,
+    };
+    let r = fpga(design, &opts).map_err(Failure::check)?;
+    Ok((r.clocks.iter().map(|c| c.fmax_mhz)).fold(f64::INFINITY, f64::min))
 }
 
 #[cfg(test)]

@@ -72,6 +72,8 @@ pub struct SynthReport {
     pub ram_bits: u64,
     /// Gate levels on the longest combinational path (see the module docs).
     pub longest_path: u64,
+    /// DSP blocks (iCE40 `SB_MAC16`, ECP5 `MULT18X18D`/`ALU54B`; 0 for the generic target).
+    pub dsps: u64,
     /// Every cell type with its count.
     pub cell_types: Vec<(String, u64)>,
     /// One row per module definition, largest `cells × instances` first; empty for [`synth`].
@@ -91,6 +93,9 @@ impl fmt::Display for SynthReport {
             _ => "(memory bits left as $mem cells; the generic library has no RAM)",
         };
         writeln!(f, "  {:<24} {:>10}  {ram_note}", "RAM bits", self.ram_bits)?;
+        if self.command.starts_with("synth_") {
+            writeln!(f, "  {:<24} {:>10}", "DSP blocks", self.dsps)?;
+        }
         writeln!(
             f,
             "  {:<24} {:>10}  (gate levels of Yosys's generic library, yosys ltp -noff, for \
@@ -171,14 +176,15 @@ impl SynthReport {
             .collect();
         format!(
             "{{\"top\": {}, \"command\": {}, \"cells\": {}, \"luts\": {}, \"flip_flops\": {}, \
-             \"ram_bits\": {}, \"longest_path\": {}, \"cell_types\": {}, \"modules\": [{}], \
-             \"notes\": [{}]}}",
+             \"ram_bits\": {}, \"dsps\": {}, \"longest_path\": {}, \"cell_types\": {}, \
+             \"modules\": [{}], \"notes\": [{}]}}",
             json_str(&self.top),
             json_str(&self.command),
             self.cells,
             self.luts,
             self.flip_flops,
             self.ram_bits,
+            self.dsps,
             self.longest_path,
             json_counts(&self.cell_types),
             modules.join(", "),
@@ -276,6 +282,10 @@ pub(crate) fn parse_stat(text: &str, report: &mut SynthReport) {
     report.luts = c.luts;
     report.flip_flops = c.flip_flops;
     report.ram_bits = c.ram_bits + s.memory_bits;
+    report.dsps = (s.cell_types.iter())
+        .filter(|(t, _)| matches!(t.as_str(), "SB_MAC16" | "MULT18X18D" | "ALU54B"))
+        .map(|(_, n)| n)
+        .sum();
     report.cell_types = s.cell_types;
 }
 
