@@ -309,3 +309,15 @@ fn exit_codes_separate_usage_from_failure() {
     let o = rendergen(&["astc", "decode", "/nonexistent.astc", "-o", "x.png"]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
 }
+
+/// `synth --target ice40 --fmax` adds nextpnr's Fmax; `--fmax` needs the iCE40 target.
+#[test]
+fn synth_reports_fmax_on_ice40() {
+    let o = rendergen(&["synth", "fifo", "--target", "ice40", "--fmax", "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(v["fmax_mhz"].as_f64().unwrap() > 20.0, "{v}");
+    assert!(v["ram_bits"].as_u64().unwrap() >= 4096, "{v}");
+    let o = rendergen(&["synth", "fifo", "--fmax"]);
+    assert_eq!(o.status.code(), Some(2));
+}
