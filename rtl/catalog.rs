@@ -332,6 +332,12 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             })
         },
         constraint: None,
+    },    GeneratorSpec {
+        name: "int_alu",
+        doc: "32-bit integer ALU (issue 12): add/sub/mul/shifts/logic/compares/min/max/sel, one per clock",
+        params: &[pr("tag_width", 8, fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| fp::int_alu::int_alu_top(&fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
     },
 ];
 

@@ -19,9 +19,12 @@
 //! * [`fma`] — fused multiply-add, multiply, add, subtract;
 //! * [`misc`] — min/max, compares, conversions, floor/ceil/trunc/fract/round, abs/neg;
 //! * [`recip`] — reciprocal, reciprocal square root, square root;
-//! * [`transc`] — exp2, log2, sine, cosine.
+//! * [`transc`] — exp2, log2, sine, cosine;
+//! * [`int_alu`] — the 32-bit integer ALU (add … mul low, shifts, logic, compares, min/max,
+//!   `sel`; the operands are integers, the stream shapes are the units').
 
 pub mod fma;
+pub mod int_alu;
 pub mod misc;
 pub mod recip;
 pub mod transc;

@@ -3,6 +3,7 @@
 //! random gaps and back-pressure, in order, nothing lost or duplicated; co-simulation; lint.
 
 mod fma;
+mod int_alu;
 mod misc;
 mod recip;
 mod transc;

@@ -9,9 +9,11 @@
 //! [`basic`] holds the correctly rounded operations (add, multiply, FMA, compares, conversions),
 //! checked against the host CPU's `f32` with flush-to-zero emulated ([`host`]); [`recip`] and
 //! [`transc`] the special functions, which follow the units' table-and-polynomial algorithms
-//! bit for bit and whose error against f64 is measured.
+//! bit for bit and whose error against f64 is measured. [`int`] is the model of the integer
+//! ALU `rendergen_rtl::fp::int_alu` (32-bit integers, not binary32).
 
 pub mod basic;
+pub mod int;
 pub mod recip;
 pub mod transc;
 
