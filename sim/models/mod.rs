@@ -4,4 +4,5 @@ pub mod astc;
 pub mod fp32;
 pub mod ktx;
 pub mod pbru;
+pub mod shader;
 pub mod texture_address;

@@ -23,7 +23,7 @@
 //! ```
 
 use crate::asm::{resolve, Control};
-use crate::{DecodeError, Format, ImmKind, Inst, Opcode};
+use crate::{DecodeError, Format, ImmKind, Inst};
 use std::fmt::Write;
 
 /// How one word prints.

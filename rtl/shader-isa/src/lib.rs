@@ -469,7 +469,7 @@ pub fn to_bytes(words: &[u64]) -> Vec<u8> {
 
 /// A memory image as words; `None` if its length is not a multiple of 8.
 pub fn from_bytes(bytes: &[u8]) -> Option<Vec<u64>> {
-    (bytes.len() % 8 == 0).then(|| {
+    (bytes.chunks_exact(8).remainder().is_empty()).then(|| {
         (bytes.chunks_exact(8))
             .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
             .collect()

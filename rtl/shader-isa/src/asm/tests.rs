@@ -57,7 +57,9 @@ fn every_opcode_assembles_and_disassembles() {
     }
 }
 
+/// Literals grouped by field: opcode, d, a, b, then imm (or c and zero).
 #[test]
+#[allow(clippy::unusual_byte_groupings)]
 fn fields_land_where_the_layout_says() {
     let w = assemble("ffma r1, r2, r3, r4\nstg r5, r6, -4\nexport 7, r8, 4\nsel r9, r10, r11, r12")
         .unwrap();
