@@ -4,7 +4,7 @@
 //! immediate's value, a control-flow target). A word that is no instruction prints as `.word`
 //! (remark `unknown opcode`, `reserved bits`, …; a `tex` or `export` whose register range passes
 //! r255 is one too), and so does a control-flow instruction whose
-//! target is not the one [`resolve`](crate::asm::resolve) computes for the printed program
+//! target is not the one [`resolve`] computes for the printed program
 //! (remark `bad target` or the nesting error), so the text always reassembles:
 //!
 //! ```text

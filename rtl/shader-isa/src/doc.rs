@@ -34,7 +34,7 @@ fn fields(op: Opcode) -> String {
         D => "d",
         Da => "d a",
         Dab => "d a b",
-        Dabc => "d a b c[31:24]",
+        Dabc => "d a b c (imm bits 31:24)",
         Dai => "d a imm",
         Di => "d imm",
         Abi => "a b imm",

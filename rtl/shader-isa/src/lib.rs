@@ -224,10 +224,10 @@ opcodes! {
     Log2 = 0x35, "log2", Da, None, Transc, "d = fp32::transc::log2(a)";
     Sin = 0x36, "sin", Da, None, Transc, "d = fp32::transc::sin(a)";
     Cos = 0x37, "cos", Da, None, Transc, "d = fp32::transc::cos(a)";
-    Ddxc = 0x38, "ddxc", Da, None, FpMisc, "coarse: d = fp32::basic::sub(a[lane 1], a[lane 0]) of the quad, for all four lanes";
-    Ddyc = 0x39, "ddyc", Da, None, FpMisc, "coarse: d = fp32::basic::sub(a[lane 2], a[lane 0]) of the quad, for all four lanes";
-    Ddxf = 0x3A, "ddxf", Da, None, FpMisc, "fine: per row, d = sub(a[right], a[left]) (lanes 0,1: 1−0; lanes 2,3: 3−2)";
-    Ddyf = 0x3B, "ddyf", Da, None, FpMisc, "fine: per column, d = sub(a[bottom], a[top]) (lanes 0,2: 2−0; lanes 1,3: 3−1)";
+    Ddxc = 0x38, "ddxc", Da, None, FpMisc, "coarse: d = fp32::basic::sub(a of lane 1, a of lane 0) of the quad, in all four lanes";
+    Ddyc = 0x39, "ddyc", Da, None, FpMisc, "coarse: d = fp32::basic::sub(a of lane 2, a of lane 0) of the quad, in all four lanes";
+    Ddxf = 0x3A, "ddxf", Da, None, FpMisc, "fine: d = fp32::basic::sub(a of the row's right lane, a of its left lane) (lanes 0, 1: 1 − 0; lanes 2, 3: 3 − 2)";
+    Ddyf = 0x3B, "ddyf", Da, None, FpMisc, "fine: d = fp32::basic::sub(a of the column's bottom lane, a of its top lane) (lanes 0, 2: 2 − 0; lanes 1, 3: 3 − 1)";
     Iadd = 0x40, "iadd", Dab, None, Int, "d = a + b (wrapping)";
     Isub = 0x41, "isub", Dab, None, Int, "d = a − b (wrapping)";
     Imul = 0x42, "imul", Dab, None, Int, "d = low 32 bits of a · b";

@@ -304,6 +304,29 @@ fn nested_loops_with_brk_and_cont_have_per_lane_trip_counts() {
     assert_eq!(exported(&out, 0)[3], Some(204));
 }
 
+/// Once every lane has left the loop, the rest of its body is walked with no lanes: the inner
+/// `loop` jumps to its `endloop` at once, nothing is written, the lanes come back after it.
+#[test]
+fn empty_masks_skip_blocks() {
+    let src = "\
+        movi r1, 1\n\
+        loop\n\
+          brk r1\n\
+          loop\n\
+            iaddi r2, r2, 1\n\
+            nop\n\
+          endloop\n\
+          iaddi r3, r3, 1\n\
+        endloop\n\
+        iaddi r4, r4, 1\n\
+        end";
+    let (out, _) = go(src, &Launch::new(1));
+    assert_eq!(out.error, None);
+    // movi loop brk loop→endloop iaddi(no lanes) endloop iaddi end
+    assert_eq!(out.executed, 9);
+    assert!(out.regs.iter().all(|r| r[2..5] == [0, 0, 1]));
+}
+
 #[test]
 fn derivatives_coarse_and_fine() {
     let vals = [[1.0, 3.0, 7.0, 15.0], [0.5, 0.25, -2.0, 8.0]];
@@ -506,4 +529,16 @@ fn every_error_ends_the_warp_with_its_code() {
 fn assembler_nesting_errors_never_reach_the_model() {
     assert!(assemble("endif\nend").is_err());
     assert!(assemble("loop\nend").is_err());
+}
+
+/// The example program of `ISA.md` assembles and computes what its comments say.
+#[test]
+fn isa_md_example_runs() {
+    let md = include_str!("../../../rtl/shader-isa/ISA.md");
+    let start = md.find("        movi r0, 0.5").expect("example");
+    let text = &md[start..start + md[start..].find("```").unwrap()];
+    let (out, _) = go(text, &Launch::new(1));
+    assert_eq!(out.error, None);
+    let want = [0.0, 1.5, 2.5, 3.5].map(|x: f32| Some(x.to_bits()));
+    assert_eq!(exported(&out, 0), want);
 }
