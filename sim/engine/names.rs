@@ -17,6 +17,8 @@ pub(crate) struct NamedSignal {
     pub node: NodeId,
     /// Width in bits.
     pub width: u32,
+    /// For a register holding a hardware enum: the variant names by code.
+    pub variants: Option<&'static [&'static str]>,
 }
 
 /// Dotted path of a scope, e.g. `top.u_fifo`.
@@ -58,6 +60,7 @@ pub(crate) fn named_signals(design: &Design, flat: &FlatNetlist) -> Vec<NamedSig
                     name,
                     node,
                     width,
+                    variants: None,
                 });
             }
             fresh
@@ -104,6 +107,15 @@ pub(crate) fn named_signals(design: &Design, flat: &FlatNetlist) -> Vec<NamedSig
             ) {
                 k += 1;
             }
+        }
+    }
+    // Registers holding a hardware enum carry its variant names (for waveforms).
+    for sig in &mut out {
+        let def = &design.modules[flat.scopes[sig.scope as usize].module];
+        let local = sig.node - base[sig.scope as usize];
+        let is_reg = matches!(def.nodes[local as usize].op, Op::Reg(_));
+        if let Some((_, v)) = def.enum_regs.iter().find(|(n, _)| is_reg && *n == local) {
+            sig.variants = Some(v);
         }
     }
     out

@@ -5,7 +5,7 @@ use super::exec::{edge, eval, Machine};
 use super::names::{named_signals, scope_path};
 use super::program::{Ins, Place, Program};
 use super::*;
-use crate::vcd::{SimDump, VcdFilter};
+use crate::vcd::{DumpSignal, SimDump, VcdFilter};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::flatten::Scope;
 use rendergen_hdl::{Bits, FlatNetlist};
@@ -28,6 +28,8 @@ pub struct Simulator {
     signal_index: HashMap<String, u32>,
     /// Scope of each signal (for the VCD).
     signal_scope: Vec<u32>,
+    /// Variant names of the signals that hold a hardware enum (for waveforms).
+    signal_variants: Vec<Option<&'static [&'static str]>>,
     scopes: Vec<Scope>,
     node_count: usize,
     rst: bool,
@@ -89,6 +91,7 @@ impl Simulator {
                 .map(|p| (prog.node_place[p.node as usize], words_for(p.width) as u32))
                 .collect(),
             signal_scope: named.iter().map(|s| s.scope).collect(),
+            signal_variants: named.iter().map(|s| s.variants).collect(),
             signals,
             signal_index,
             scopes: flat.scopes.clone(),
@@ -334,11 +337,12 @@ impl Simulator {
         out: W,
         filter: &VcdFilter,
     ) -> std::io::Result<()> {
-        let sigs: Vec<(u32, &str, usize, u32)> = (self.signals.iter().enumerate())
+        let sigs: Vec<DumpSignal> = (self.signals.iter().enumerate())
             .filter(|(_, (path, ..))| filter.keeps(path))
             .map(|(i, (path, place, w))| {
                 let name = path.rsplit_once('.').map(|(_, n)| n).unwrap_or(path);
-                (self.signal_scope[i], name, *place as usize, *w)
+                let variants = self.signal_variants[i];
+                (self.signal_scope[i], name, *place as usize, *w, variants)
             })
             .collect();
         let dump = SimDump::new(Box::new(out), &self.scopes, &sigs, filter)?;

@@ -7,6 +7,9 @@ use rendergen_hdl::flatten::Scope;
 use rendergen_hdl::naming;
 use std::io::{self, Write};
 
+/// A signal to dump: scope, name, first place, width, and the variant names of an enum.
+pub(crate) type DumpSignal<'a> = (u32, &'a str, usize, u32, Option<&'static [&'static str]>);
+
 /// A VCD dump in progress for one simulator.
 pub(crate) struct SimDump {
     w: VcdWriter<Box<dyn Write>>,
@@ -14,6 +17,8 @@ pub(crate) struct SimDump {
     rst: VarId,
     /// Per signal: variable, first place, word count.
     sigs: Vec<(VarId, usize, usize)>,
+    /// Enum registers: the `<name>_state` string variable, place, variant names.
+    states: Vec<(VarId, usize, &'static [&'static str])>,
     /// First I/O error (reported by `finish`).
     pub error: Option<io::Error>,
     /// Cycles sampled.
@@ -27,7 +32,7 @@ impl SimDump {
     pub(crate) fn new(
         out: Box<dyn Write>,
         scopes: &[Scope],
-        signals: &[(u32, &str, usize, u32)],
+        signals: &[DumpSignal],
         filter: &VcdFilter,
     ) -> io::Result<SimDump> {
         let mut used = vec![false; scopes.len()];
@@ -43,6 +48,7 @@ impl SimDump {
         let mut w = VcdWriter::new(out, "1ns")?;
         let mut open: Vec<u32> = Vec::new();
         let mut sigs = Vec::new();
+        let mut states = Vec::new();
         let (mut clk, mut rst) = (None, None);
         let mut next = 0;
         for (s, scope) in scopes.iter().enumerate() {
@@ -60,9 +66,13 @@ impl SimDump {
                 rst = Some(w.var(naming::RESET, 1)?);
             }
             while next < signals.len() && signals[next].0 == s as u32 {
-                let (_, name, place, width) = signals[next];
+                let (_, name, place, width, variants) = signals[next];
                 let var = w.var(name, width)?;
                 sigs.push((var, place, (width as usize).div_ceil(64)));
+                if let Some(v) = variants {
+                    let base = name.strip_suffix("_q").unwrap_or(name);
+                    states.push((w.var_string(&format!("{base}_state"))?, place, v));
+                }
                 next += 1;
             }
         }
@@ -75,6 +85,7 @@ impl SimDump {
             clk: clk.expect("a top scope"),
             rst: rst.expect("a top scope"),
             sigs,
+            states,
             error: None,
             window: filter.window,
         })
@@ -101,6 +112,13 @@ impl SimDump {
         self.w.change(self.rst, &[rst as u64])?;
         for &(var, place, n) in &self.sigs {
             self.w.change(var, &v[place..place + n])?;
+        }
+        for &(var, place, names) in &self.states {
+            let code = v[place];
+            match names.get(code as usize) {
+                Some(name) => self.w.change_str(var, code, name)?,
+                None => self.w.change_str(var, code, &format!("?{code}"))?,
+            }
         }
         if fall {
             self.w.time(cycle * CLOCK_PERIOD + CLOCK_PERIOD / 2)?;

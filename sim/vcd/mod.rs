@@ -12,7 +12,7 @@ mod filter;
 mod tests;
 mod writer;
 
-pub(crate) use dump::SimDump;
+pub(crate) use dump::{DumpSignal, SimDump};
 pub use filter::VcdFilter;
 pub use writer::{VarId, VcdWriter};
 

@@ -175,3 +175,55 @@ fn filtered_dump_keeps_one_scope_and_a_window() {
         text.len()
     );
 }
+
+/// A register holding a hardware enum gets a `<name>_state` string variable beside its value,
+/// showing the variant names (GTKWave's string extension of VCD).
+#[test]
+fn enum_registers_show_state_names() {
+    use rendergen_hdl::{Design, HwEnum};
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, HwEnum)]
+    enum Phase {
+        Idle,
+        Busy,
+        Done,
+    }
+    let design = Design::build("fsm", |m| {
+        let go = m.input("go", 1);
+        let phase = m.enum_reg("phase", Phase::Idle);
+        let (idle, busy) = (m.enum_const(Phase::Idle), m.enum_const(Phase::Busy));
+        let done = m.enum_const(Phase::Done);
+        let next = go.mux(
+            phase
+                .q()
+                .eq(idle)
+                .mux(busy, phase.q().eq(busy).mux(done, idle)),
+            phase.q(),
+        );
+        phase.next(next);
+        m.output("state", phase.q());
+    })
+    .unwrap();
+    let mut sim = Simulator::new(&design).unwrap();
+    let buf = Shared::default();
+    sim.trace_vcd(buf.clone()).unwrap();
+    let go = sim.input("go").unwrap();
+    sim.reset(1);
+    sim.poke(go, 1);
+    sim.run(4);
+    sim.finish_vcd().unwrap();
+    let text = String::from_utf8(buf.0.borrow().clone()).unwrap();
+    assert!(
+        text.contains("$var string 1 ") && text.contains(" phase_state $end"),
+        "{text}"
+    );
+    let code = (text.lines())
+        .find_map(|l| {
+            l.strip_suffix(" phase_state $end")?
+                .strip_prefix("$var string 1 ")
+        })
+        .unwrap();
+    let states: Vec<&str> = (text.lines().filter_map(|l| l.strip_prefix('s')))
+        .filter_map(|l| l.strip_suffix(&format!(" {code}")))
+        .collect();
+    assert_eq!(states, ["Idle", "Busy", "Done", "Idle", "Busy"], "{text}");
+}

@@ -65,6 +65,39 @@ impl<W: Write> VcdWriter<W> {
         Ok(VarId(id))
     }
 
+    /// Declares a `string` variable (a GTKWave extension of VCD that shows text, used for the
+    /// names of enum states); set it with [`change_str`](Self::change_str).
+    pub fn var_string(&mut self, name: &str) -> io::Result<VarId> {
+        let id = self.vars.len() as u32;
+        let mut c = String::new();
+        code(id, &mut c);
+        writeln!(self.out, "$var string 1 {c} {name} $end")?;
+        // The last value is kept as an index into the caller's names (`u64::MAX`: none yet).
+        self.vars.push((0, self.last.len(), false));
+        self.last.push(u64::MAX);
+        Ok(VarId(id))
+    }
+
+    /// Records the text of a `string` variable, identified by `key` (the value it names):
+    /// written only when `key` changes.
+    pub fn change_str(&mut self, var: VarId, key: u64, text: &str) -> io::Result<()> {
+        let (_, off, _) = self.vars[var.0 as usize];
+        if self.last[off] == key {
+            return Ok(());
+        }
+        self.last[off] = key;
+        self.line.clear();
+        self.line.push('s');
+        self.line.extend(
+            text.chars()
+                .map(|c| if c.is_whitespace() { '_' } else { c }),
+        );
+        self.line.push(' ');
+        code(var.0, &mut self.line);
+        self.line.push('\n');
+        self.out.write_all(self.line.as_bytes())
+    }
+
     /// Ends the declarations (implicit at the first `time`).
     pub fn end_definitions(&mut self) -> io::Result<()> {
         if self.in_header {

@@ -295,6 +295,9 @@ pub struct ModuleDef {
     /// Named constants (`Wire` nodes driven by a constant) printed as `localparam`s: the
     /// values of hardware enums ([`crate::HwEnum`]).
     pub localparams: Vec<NodeId>,
+    /// Registers holding a hardware enum ([`crate::Module::enum_reg`]): the register's node and
+    /// the variant names by code (waveforms show the names beside the value).
+    pub enum_regs: Vec<(NodeId, &'static [&'static str])>,
 }
 
 impl ModuleDef {

@@ -41,6 +41,7 @@ pub(crate) fn new_state(uid: u32, name: String, params: String) -> ModState {
             mems: Vec::new(),
             insts: Vec::new(),
             localparams: Vec::new(),
+            enum_regs: Vec::new(),
         },
         wire_drivers: HashMap::new(),
         port_names: HashMap::new(),

@@ -473,8 +473,10 @@ impl Module {
     /// A register holding a hardware enum, reset to `reset`.
     #[track_caller]
     pub fn enum_reg<E: HwEnum>(&mut self, name: &str, reset: E) -> crate::Reg {
-        let r = self.reg(name, E::width());
-        r.reset(reset.index() as u64)
+        let r = self.reg(name, E::width()).reset(reset.index() as u64);
+        let node = r.q().node();
+        ctx::with(|c| c.top().def.enum_regs.push((node, E::VARIANTS)));
+        r
     }
 
     /// Builds `body` in a named block: registers, wires and named signals made inside get the
