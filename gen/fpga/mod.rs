@@ -84,6 +84,14 @@ impl FpgaTarget {
         }
     }
 
+    /// DSP blocks (`SB_MAC16`).
+    pub fn dsp_blocks(self) -> u64 {
+        match self {
+            FpgaTarget::Ice40Hx8k => 0,
+            FpgaTarget::Ice40Up5k => 8,
+        }
+    }
+
     /// User I/O pins of the package.
     pub fn io_pins(self) -> u64 {
         match self {
@@ -364,6 +372,10 @@ pub fn fpga(design: &Design, opts: &FpgaOptions) -> Result<FpgaReport, FpgaError
     }
     if rams > t.block_rams() {
         over.push(format!("{rams} block RAMs of {}", t.block_rams()));
+    }
+    let dsps = count("SB_MAC16");
+    if dsps > t.dsp_blocks() {
+        over.push(format!("{dsps} DSP blocks (SB_MAC16) of {}", t.dsp_blocks()));
     }
     if !over.is_empty() {
         return Err(FpgaError::DoesNotFit(format!(
