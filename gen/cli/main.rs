@@ -152,9 +152,11 @@ enum Command {
         #[arg(short = 'o', long = "out")]
         out: Option<PathBuf>,
         /// Put the top behind shift registers on five pins (clk_i, rst_i, sdi_i, capture_i,
-        /// sdo_o), for timing and area studies of tops with more port bits than pins.
-        #[arg(long)]
-        wrap: bool,
+        /// sdo_o), for timing and area studies: `auto` when the top has more port bits than the
+        /// package has pins (the default), `always` (plain `--wrap`), `never`.
+        #[arg(long, value_name = "WHEN", value_parser = ["auto", "always", "never"],
+              default_value = "auto", num_args = 0..=1, default_missing_value = "always")]
+        wrap: String,
         /// Print one JSON object.
         #[arg(long)]
         json: bool,
@@ -372,7 +374,7 @@ fn run(command: Command) -> Result<(), Failure> {
             wrap,
             json,
         } => {
-            use rendergen_gen::fpga::{fpga, FpgaError, FpgaOptions, FpgaTarget};
+            use rendergen_gen::fpga::{fpga, FpgaError, FpgaOptions, FpgaTarget, Wrap};
             if !(freq.is_finite() && freq > 0.0 && freq <= 1000.0) {
                 return Err(Failure::usage(format!(
                     "--freq {freq}: a clock target in MHz, above 0 and at most 1000"
@@ -386,7 +388,11 @@ fn run(command: Command) -> Result<(), Failure> {
                 pcf,
                 freq_mhz: freq,
                 out_dir,
-                wrap,
+                wrap: match wrap.as_str() {
+                    "always" => Wrap::Always,
+                    "never" => Wrap::Never,
+                    _ => Wrap::Auto,
+                },
             };
             let report = fpga(&design, &opts).map_err(|e| match e {
                 FpgaError::DoesNotFit(m) => Failure::check(m),
@@ -459,14 +465,14 @@ fn run(command: Command) -> Result<(), Failure> {
 /// nextpnr-ice40's Fmax of `design` on an HX8K behind the serial wrapper, in a temporary
 /// folder (the slowest clock).
 fn fmax_on_ice40(design: &Design) -> Result<f64, Failure> {
-    use rendergen_gen::fpga::{fpga, FpgaOptions, FpgaTarget};
+    use rendergen_gen::fpga::{fpga, FpgaOptions, FpgaTarget, Wrap};
     let dir = rendergen_gen::tools::WorkDir::new("fmax").map_err(Failure::check)?;
     let opts = FpgaOptions {
         target: FpgaTarget::Ice40Hx8k,
         pcf: None,
         freq_mhz: 12.0,
         out_dir: dir.path().to_path_buf(),
-        wrap: true,
+        wrap: Wrap::Always,
     };
     let r = fpga(design, &opts).map_err(Failure::check)?;
     Ok((r.clocks.iter().map(|c| c.fmax_mhz)).fold(f64::INFINITY, f64::min))

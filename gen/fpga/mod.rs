@@ -124,6 +124,17 @@ impl FpgaTarget {
     }
 }
 
+/// When `rendergen fpga` puts the top behind the serial wrapper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wrap {
+    /// Only when the top has more I/O bits than the package has pins (with a note).
+    Auto,
+    /// Always (timing and area of the design alone, registers on every port).
+    Always,
+    /// Never: a top with too many I/O bits is refused with the numbers.
+    Never,
+}
+
 /// What `rendergen fpga` takes.
 #[derive(Clone, Debug)]
 pub struct FpgaOptions {
@@ -136,8 +147,8 @@ pub struct FpgaOptions {
     pub freq_mhz: f64,
     /// Where the Verilog, netlist, placed design, bitstream and reports go.
     pub out_dir: PathBuf,
-    /// Wrap the top in [`serial_wrapper`].
-    pub wrap: bool,
+    /// When to wrap the top in [`serial_wrapper`].
+    pub wrap: Wrap,
 }
 
 /// One clock's timing after place and route.
@@ -174,6 +185,8 @@ pub struct FpgaReport {
     pub timing_met: bool,
     /// Whether the pins came from a `.pcf` (else nextpnr placed them).
     pub pins_constrained: bool,
+    /// Why the top was wrapped without being asked (`--wrap auto`).
+    pub note: Option<String>,
     /// The bitstream.
     pub bitstream: PathBuf,
 }
@@ -195,7 +208,7 @@ impl FpgaReport {
             "dsps": {"used": self.dsps.0, "available": self.dsps.1},
             "io_pins": {"used": self.io_pins.0, "available": self.io_pins.1},
             "clocks": clocks, "timing_met": self.timing_met,
-            "pins_constrained": self.pins_constrained,
+            "pins_constrained": self.pins_constrained, "note": self.note,
             "bitstream": self.bitstream.display().to_string(),
         })
         .to_string()
@@ -218,6 +231,9 @@ impl fmt::Display for FpgaReport {
             self.target.device(),
             self.target.board()
         )?;
+        if let Some(n) = &self.note {
+            writeln!(f, "note: {n}")?;
+        }
         row(f, "logic cells", self.logic_cells)?;
         writeln!(
             f,
@@ -300,21 +316,35 @@ pub fn fpga(design: &Design, opts: &FpgaOptions) -> Result<FpgaReport, FpgaError
         .collect();
     let mut top = top_name(design);
     let bits = io_bits(design);
-    if opts.wrap {
+    let too_many = bits > t.io_pins();
+    let wrap = match opts.wrap {
+        Wrap::Always => true,
+        Wrap::Never => false,
+        Wrap::Auto => too_many,
+    };
+    let note = (opts.wrap == Wrap::Auto && too_many).then(|| {
+        format!(
+            "{top} has {bits} I/O bits (ports, clock and reset) for the {} user I/O pins of the \
+             {}: placed behind the serial wrapper (5 pins; --wrap never refuses instead)",
+            t.io_pins(),
+            t.device()
+        )
+    });
+    if wrap {
         let (name, text) = serial_wrapper(design);
         std::fs::write(vdir.join(format!("{name}.v")), text)?;
         files.push(format!("verilog/{name}.v"));
         top = name;
-    } else if bits > t.io_pins() {
+    } else if too_many {
         return Err(FpgaError::DoesNotFit(format!(
             "{top} has {bits} I/O bits (ports, clock and reset); the {} has {} user I/O pins. \
-             Use --wrap to feed the ports through shift registers on 5 pins (for timing and \
-             area studies), or choose a configuration with narrower ports",
+             Use --wrap (or --wrap auto) to feed the ports through shift registers on 5 pins \
+             (for timing and area studies), or choose a configuration with narrower ports",
             t.device(),
             t.io_pins()
         )));
     }
-    let pcf = match (&opts.pcf, opts.wrap) {
+    let pcf = match (&opts.pcf, wrap) {
         (Some(p), _) => Some(p.clone()),
         (None, true) => {
             let p = dir.join(format!("{}.pcf", t.board()));
@@ -375,7 +405,10 @@ pub fn fpga(design: &Design, opts: &FpgaOptions) -> Result<FpgaReport, FpgaError
     }
     let dsps = count("SB_MAC16");
     if dsps > t.dsp_blocks() {
-        over.push(format!("{dsps} DSP blocks (SB_MAC16) of {}", t.dsp_blocks()));
+        over.push(format!(
+            "{dsps} DSP blocks (SB_MAC16) of {}",
+            t.dsp_blocks()
+        ));
     }
     if !over.is_empty() {
         return Err(FpgaError::DoesNotFit(format!(
@@ -457,6 +490,7 @@ pub fn fpga(design: &Design, opts: &FpgaOptions) -> Result<FpgaReport, FpgaError
         clocks,
         timing_met,
         pins_constrained: pcf.is_some(),
+        note,
         bitstream,
     })
 }
