@@ -138,7 +138,7 @@ pub fn decode_into<T>(
             }
         };
         {
-            let mut out = match &mut rows {
+            let mut dest = match &mut rows {
                 Rows::Png(p) => {
                     RowOut::Png(Box::new(p.stream_writer().map_err(std::io::Error::other)?))
                 }
@@ -154,11 +154,11 @@ pub fn decode_into<T>(
                         false => bytes.extend_from_slice(&t.to_rgba8()),
                     }
                 }
-                let done = match &mut out {
+                let done = match &mut dest {
                     RowOut::Png(p) => p.write_all(&bytes),
                     RowOut::Raw(w) => w.write_all(&bytes),
                 };
-                done.map_err(|e| e.to_string())
+                done.map_err(|e| format!("cannot write {}: {e}", out.display()))
             };
             match decode(&mut sink) {
                 Ok(v) => result = Some(v),
@@ -167,7 +167,7 @@ pub fn decode_into<T>(
                     return Err(std::io::Error::other(e));
                 }
             }
-            if let RowOut::Png(p) = out {
+            if let RowOut::Png(p) = dest {
                 p.finish().map_err(std::io::Error::other)?;
             }
         }

@@ -49,7 +49,8 @@ enum Command {
     Verilog {
         /// Generator name (see `rendergen list`).
         top: String,
-        /// Parameter override NAME=VALUE (repeatable).
+        /// Parameter override NAME=VALUE (repeatable; `rendergen list TOP` shows each parameter
+        /// with its default, valid values and meaning).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
         /// Output directory.
@@ -77,7 +78,8 @@ enum Command {
     Bench {
         /// Generator name.
         top: String,
-        /// Parameter override NAME=VALUE (repeatable).
+        /// Parameter override NAME=VALUE (repeatable; `rendergen list TOP` shows each parameter
+        /// with its default, valid values and meaning).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
         /// Cycles to simulate, 1..=10^12 (progress on stderr shows the rate and time left).
@@ -108,7 +110,8 @@ enum Command {
     Synth {
         /// Generator name.
         top: String,
-        /// Parameter override NAME=VALUE (repeatable).
+        /// Parameter override NAME=VALUE (repeatable; `rendergen list TOP` shows each parameter
+        /// with its default, valid values and meaning).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
         /// Synthesis target.
@@ -132,7 +135,8 @@ enum Command {
     Fpga {
         /// Generator name.
         top: String,
-        /// Parameter override NAME=VALUE (repeatable).
+        /// Parameter override NAME=VALUE (repeatable; `rendergen list TOP` shows each parameter
+        /// with its default, valid values and meaning).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
         /// Device: ice40-hx8k (HX8K-CT256, the HX8K breakout board) or ice40-up5k (UP5K-SG48,
