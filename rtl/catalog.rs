@@ -339,6 +339,13 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| fp::int_alu::int_alu_top(&fp::FpCfg { tag_width: v[0] as u32 }),
         constraint: None,
     },
+    GeneratorSpec {
+        name: "fp_pow",
+        doc: "binary32 x^y = exp2(y·log2 x) from the transc and fma datapaths, one per clock",
+        params: &[pr("tag_width", 8, fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| fp::pow::fp_pow_top(&fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default

@@ -20,12 +20,14 @@
 //! * [`misc`] — min/max, compares, conversions, floor/ceil/trunc/fract/round, abs/neg;
 //! * [`recip`] — reciprocal, reciprocal square root, square root;
 //! * [`transc`] — exp2, log2, sine, cosine;
+//! * [`pow`] — `x^y` as exp2(y·log2 x) from the units above;
 //! * [`int_alu`] — the 32-bit integer ALU (add … mul low, shifts, logic, compares, min/max,
 //!   `sel`; the operands are integers, the stream shapes are the units').
 
 pub mod fma;
 pub mod int_alu;
 pub mod misc;
+pub mod pow;
 pub mod recip;
 pub mod transc;
 

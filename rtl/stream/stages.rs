@@ -39,6 +39,20 @@ impl Stages {
         m.reg_bundle(name, d, Some(self.en))
     }
 
+    /// `d` delayed by `n` registers loaded with the stages' enable (`<name>_1` … `<name>_n`,
+    /// no reset): a value carried beside stages that another unit adds (a tag, an operand
+    /// needed later), without a valid flag of its own.
+    #[name_lets]
+    pub fn delay(&self, m: &mut Module, name: &str, d: Sig, n: u32) -> Sig {
+        let mut q = d;
+        for k in 1..=n {
+            let r = m.reg(&format!("{name}_{k}"), d.width());
+            r.next_when(self.en, q);
+            q = r.q();
+        }
+        q
+    }
+
     /// The enable that loads every stage.
     pub fn en(&self) -> Sig {
         self.en

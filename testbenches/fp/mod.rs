@@ -5,6 +5,7 @@
 mod fma;
 mod int_alu;
 mod misc;
+mod pow;
 mod recip;
 mod transc;
 
