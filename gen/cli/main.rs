@@ -7,6 +7,7 @@
 mod astc;
 mod demo;
 mod pbru;
+mod shader;
 mod vcd;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -172,6 +173,9 @@ enum Command {
     Asm(pbru::AsmArgs),
     /// Disassemble PBRU bytecode (the output assembles back to the same bytes).
     Disasm(pbru::DisasmArgs),
+    /// The shader core's assembly: assemble and disassemble (rtl/shader-isa/ISA.md).
+    #[command(subcommand)]
+    Shader(shader::ShaderCommand),
     /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
@@ -462,6 +466,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Demo { out } => demo::run(&out),
         Command::Asm(a) => pbru::asm(a),
         Command::Disasm(a) => pbru::disasm(a),
+        Command::Shader(c) => shader::run(c),
         Command::Sim(c) => pbru::sim(c),
     }
 }
