@@ -18,7 +18,9 @@
 //! # Hardware
 //! log2 (7 stages) → multiply (5 stages of the FMA datapath) → exp2 (7 stages), `y` and the
 //! tag carried by [`Stages::delay`]; latency [`LATENCY`], initiation interval 1; its stream
-//! unit `fp_pow_top` takes `req_a` = x, `req_b` = y.
+//! unit `fp_pow_top` takes `req_a` = x, `req_b` = y. Cost (`rendergen synth fp_pow`, Yosys
+//! generic): 33,003 cells, 1,684 flip-flops, 57 gate levels — each transc datapath shrinks to
+//! its one function, its op being a constant.
 
 use super::fma::{fp_fma_stages, FmaOp};
 use super::transc::{fp_transc, TranscIn};
