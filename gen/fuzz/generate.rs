@@ -22,6 +22,21 @@ pub struct Spec {
     pub depth: u32,
     /// Widths of the inputs.
     pub inputs: Vec<u32>,
+    /// Also make the shapes of known, reported emitter bugs ([`KNOWN_BUGS_ENV`]); off, the
+    /// generator steers around them so the fuzzer keeps finding new ones.
+    pub known_bugs: bool,
+}
+
+/// Set to `1` to generate the shapes of the known emitter bugs too (see the module docs of
+/// [`crate::fuzz`]): a lookup table whose entries are all zero (a `reg` driven by `assign`,
+/// which iverilog rejects), a `case` on a constant index over constant values (an
+/// `always @*` without sensitivities, which iverilog never runs: X), and memories whose depth
+/// is not a power of two (a read beyond the depth: 0 in the simulator, X in iverilog).
+pub const KNOWN_BUGS_ENV: &str = "RENDERGEN_FUZZ_KNOWN_BUGS";
+
+/// True when [`KNOWN_BUGS_ENV`] is `1`.
+pub fn known_bugs_from_env() -> bool {
+    std::env::var(KNOWN_BUGS_ENV).is_ok_and(|v| v.trim() == "1")
 }
 
 /// Deepest child level.
@@ -40,6 +55,7 @@ impl Spec {
             seed,
             depth: 0,
             inputs,
+            known_bugs: known_bugs_from_env(),
         }
     }
 }
@@ -59,6 +75,7 @@ struct Gen<'a> {
     rng: Rng,
     pool: Vec<Sig>,
     depth: u32,
+    known_bugs: bool,
     children: Vec<Spec>,
     n_inst: usize,
 }
@@ -70,6 +87,7 @@ pub fn fuzz_module(m: &mut Module, spec: &Spec, inputs: Vec<Sig>) -> Vec<Sig> {
         rng: Rng::new(spec.seed),
         pool: inputs,
         depth: spec.depth,
+        known_bugs: spec.known_bugs,
         children: Vec::new(),
         n_inst: 0,
     };
@@ -146,6 +164,18 @@ impl Gen<'_> {
         self.rng.interesting_bits(w.min(64)).to_u64()
     }
 
+    /// The index of a `select` or lookup table. Unless `known_bugs`, XORed with a slice of the
+    /// first input so it is never a constant (known bug: `case` on a constant index).
+    fn case_index(&mut self, w: u32) -> Sig {
+        let idx = self.pick_w(w);
+        if self.known_bugs {
+            return idx;
+        }
+        let i0 = self.pool[0];
+        let i0 = self.fit(i0, w);
+        idx ^ i0
+    }
+
     /// A shift amount: a narrow slice (in range mostly) or a whole signal (often far out).
     fn amount(&mut self) -> Sig {
         let s = self.pick();
@@ -179,7 +209,13 @@ impl Gen<'_> {
         let mems: Vec<Mem> = (0..self.below(3))
             .map(|i| {
                 let w = self.width();
-                let depth = 1 + self.below(40) as u32;
+                let depth = if self.known_bugs {
+                    1 + self.below(40) as u32
+                } else {
+                    // Known bug: a read beyond the depth (a depth that is not a power of two)
+                    // is 0 in the simulator, X in iverilog.
+                    2 << self.below(5)
+                };
                 let mut mem = self.m.memory(&format!("mem{i}"), w, depth);
                 if self.rng.chance(0.5) {
                     let n = 1 + self.below(depth as u64) as usize;
@@ -208,7 +244,7 @@ impl Gen<'_> {
                 self.pool.push(rd);
             }
         }
-        let ops = 15 + self.below(35);
+        let ops = 10 + self.below(25);
         for _ in 0..ops {
             let s = self.op(&mems);
             self.pool.push(s);
@@ -344,7 +380,7 @@ impl Gen<'_> {
             }
             11 => {
                 let iw = 1 + self.below(3) as u32;
-                let idx = self.pick_w(iw);
+                let idx = self.case_index(iw);
                 let n = 1 + self.below(5) as usize;
                 let cases: Vec<Sig> = (0..n).map(|_| self.pick_w(w)).collect();
                 let default = self.pick_w(w);
@@ -352,14 +388,18 @@ impl Gen<'_> {
             }
             12 => {
                 let iw = 1 + self.below(4) as u32;
-                let idx = self.pick_w(iw);
+                let idx = self.case_index(iw);
                 let n = 1 + self.below(1 << iw) as usize;
                 let ow = self.width();
+                let mut table: Vec<Bits> = (0..n).map(|_| self.rng.interesting_bits(ow)).collect();
+                if !self.known_bugs && table[0].words().iter().all(|&w| w == 0) {
+                    // Known bug: a table of zeros only.
+                    table[0] = Bits::from_u64(1, ow);
+                }
                 if ow <= 64 && self.rng.chance(0.5) {
-                    let table: Vec<u64> = (0..n).map(|_| self.literal(ow)).collect();
+                    let table: Vec<u64> = table.iter().map(|b| b.to_u64()).collect();
                     lut(idx, &table, ow)
                 } else {
-                    let table = (0..n).map(|_| self.rng.interesting_bits(ow)).collect();
                     lut_wide(idx, table, ow)
                 }
             }
@@ -459,6 +499,7 @@ impl Gen<'_> {
                 seed: self.rng.next_u64(),
                 depth: self.depth + 1,
                 inputs: (0..n).map(|_| self.width()).collect(),
+                known_bugs: self.known_bugs,
             };
             self.children.push(spec.clone());
             spec

@@ -17,6 +17,17 @@ fn env_or(key: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+/// [`Engines::ALL`] with `RENDERGEN_FUZZ_COMPILED` (default `compiled`) designs of each batch on
+/// the compiled backend; `RENDERGEN_FUZZ_VERILOG=0` skips iverilog and Verilator.
+fn engines_from_env(compiled: usize) -> Engines {
+    let verilog = env_or("RENDERGEN_FUZZ_VERILOG", 1) != 0;
+    Engines {
+        compiled: env_or("RENDERGEN_FUZZ_COMPILED", compiled),
+        verilator: verilog,
+        iverilog: verilog,
+    }
+}
+
 /// The names of the IR operations in `design`.
 fn op_kinds(design: &Design) -> BTreeSet<String> {
     let mut kinds = BTreeSet::new();
@@ -132,7 +143,8 @@ fn three_hundred_designs_on_the_interpreter() {
 fn every_engine_agrees_on_random_designs() {
     let seed = seed_from_env_or(0xF022);
     let n = env_or("RENDERGEN_FUZZ_TEST_DESIGNS", 200);
-    let st = run(seed, n, 100, 64, Engines::ALL, |s| eprintln!("batch: {s}"))
+    let engines = engines_from_env(2);
+    let st = run(seed, n, 100, 64, engines, |s| eprintln!("batch: {s}"))
         .unwrap_or_else(|d| panic!("{d}"));
     eprintln!("all engines: {st}");
     assert_eq!(st.designs, n);
@@ -148,7 +160,7 @@ fn fuzz_many() {
     println!("fuzz: seed {seed:#x}, {n} designs in batches of {batch}, {cycles} cycles");
     let t = Instant::now();
     let mut done = 0;
-    let st = run(seed, n, batch, cycles, Engines::ALL, |s| {
+    let st = run(seed, n, batch, cycles, engines_from_env(5), |s| {
         done += s.designs;
         println!("  {done}/{n}: {s}");
     })
@@ -162,4 +174,55 @@ fn fuzz_many() {
         t.elapsed().as_secs_f64(),
         st.designs as f64 / t.elapsed().as_secs_f64()
     );
+}
+
+/// The smallest designs of the emitter bugs the fuzzer found (reported, not fixed here; the
+/// generator steers around them unless `RENDERGEN_FUZZ_KNOWN_BUGS=1`). Each prints the
+/// Verilog and what iverilog and Verilator say against the interpreter; the test fails while
+/// any of them disagrees.
+#[test]
+#[ignore = "known emitter bugs found by the fuzzer (iverilog disagrees)"]
+fn known_emitter_bugs() {
+    use rendergen_hdl::lut;
+    let cases: Vec<(&str, Design)> = vec![
+        (
+            "lut of zeros only: `reg o` driven by `assign`",
+            Design::build("lut_zeros", |m| {
+                let i = m.input("i", 2);
+                m.output("o", lut(i, &[0], 8));
+            })
+            .unwrap(),
+        ),
+        (
+            "lut on a constant index: `always @*` without sensitivities",
+            Design::build("lut_const_index", |m| {
+                let _i = m.input("i", 2);
+                let k = m.lit(1, 2);
+                m.output("o", lut(k, &[0x94, 0x80, 0xe0], 8));
+            })
+            .unwrap(),
+        ),
+        (
+            "read beyond the depth of a 3-word memory",
+            Design::build("mem_beyond_depth", |m| {
+                let a = m.input("a", 2);
+                let mem = m.memory("mem", 8, 3).init(&[1, 2, 3]);
+                m.output("o", mem.read_comb(a));
+            })
+            .unwrap(),
+        ),
+    ];
+    let mut failed = Vec::new();
+    for (what, d) in &cases {
+        let (_, trace) = run_recorded(d, 16, 1);
+        println!("{what}:\n{}", crate::verilog::emit_single(d));
+        for engine in [CosimEngine::Iverilog, CosimEngine::Verilator] {
+            let r = cosim(d, &trace, engine);
+            println!("  {engine}: {:?}", r.as_ref().map_err(|e| e.to_string()));
+            if r.is_err() {
+                failed.push(format!("{what} ({engine})"));
+            }
+        }
+    }
+    assert!(failed.is_empty(), "still disagreeing: {failed:?}");
 }
