@@ -31,7 +31,8 @@ pub struct Spec {
 /// [`crate::fuzz`]): a lookup table whose entries are all zero (a `reg` driven by `assign`,
 /// which iverilog rejects), a `case` on a constant index over constant values (an
 /// `always @*` without sensitivities, which iverilog never runs: X), and memories whose depth
-/// is not a power of two (a read beyond the depth: 0 in the simulator, X in iverilog).
+/// is not a power of two (a read beyond the depth: 0 in the simulator, X in iverilog), and a
+/// shift by a constant amount wider than 32 bits (Verilator: "Value too wide for 32-bits").
 pub const KNOWN_BUGS_ENV: &str = "RENDERGEN_FUZZ_KNOWN_BUGS";
 
 /// True when [`KNOWN_BUGS_ENV`] is `1`.
@@ -182,6 +183,11 @@ impl Gen<'_> {
         if self.rng.chance(0.6) {
             let w = 1 + self.below(9) as u32;
             self.fit(s, w)
+        } else if s.width() > 32 && !self.known_bugs {
+            // Known bug: a constant amount of more than 32 bits (Verilator rejects it).
+            let i0 = self.pool[0];
+            let i0 = self.fit(i0, s.width());
+            s ^ i0
         } else {
             s
         }

@@ -212,6 +212,30 @@ fn known_emitter_bugs() {
             .unwrap(),
         ),
     ];
+    let mut cases = cases;
+    for (kw, konst) in [(40, true), (100, true), (40, false), (100, false)] {
+        let name = format!("shift_{}{kw}", if konst { "const" } else { "input" });
+        let d = Design::build(&name, |m| {
+            let a = m.input("a", 8);
+            let n = if konst {
+                m.constant(Bits::from_words(&[0xFFFF_FFFF_FFFF_FFFF, 0xFF], kw))
+            } else {
+                m.input("n", kw)
+            };
+            m.output("o", a.shr(n));
+        })
+        .unwrap();
+        cases.push((
+            if konst {
+                if kw == 40 { "shift by a 40-bit constant" } else { "shift by a 100-bit constant" }
+            } else if kw == 40 {
+                "shift by a 40-bit input"
+            } else {
+                "shift by a 100-bit input"
+            },
+            d,
+        ));
+    }
     let mut failed = Vec::new();
     for (what, d) in &cases {
         let (_, trace) = run_recorded(d, 16, 1);
