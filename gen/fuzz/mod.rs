@@ -42,8 +42,9 @@ pub struct Engines {
     /// top of their own (0: none). Its `rustc -O3` build is the slowest step by far (about
     /// 5–10 s per design, superlinear in the size of the top), so long runs check a subset.
     pub compiled: usize,
-    /// Verilator (one build per batch).
-    pub verilator: bool,
+    /// How many designs of each batch (the first ones) also run on Verilator, as a top of
+    /// their own when fewer than the batch (0: none; its build costs about 1.4 s per design).
+    pub verilator: usize,
     /// iverilog (one build per batch).
     pub iverilog: bool,
 }
@@ -52,14 +53,14 @@ impl Engines {
     /// Every engine.
     pub const ALL: Engines = Engines {
         compiled: usize::MAX,
-        verilator: true,
+        verilator: usize::MAX,
         iverilog: true,
     };
     /// The interpreter alone (elaboration, simulation, and the recording loop against
     /// `bench`).
     pub const INTERPRETER: Engines = Engines {
         compiled: 0,
-        verilator: false,
+        verilator: 0,
         iverilog: false,
     };
 }
@@ -98,6 +99,8 @@ pub struct BatchStats {
     pub designs: usize,
     /// Of these, designs also run on the compiled backend.
     pub compiled_designs: usize,
+    /// Of these, designs also run on Verilator.
+    pub verilator_designs: usize,
     /// Cycles simulated per engine.
     pub cycles: u64,
     /// Flattened nodes of the batch.
@@ -119,6 +122,7 @@ impl BatchStats {
     pub fn add(&mut self, o: &BatchStats) {
         self.designs += o.designs;
         self.compiled_designs += o.compiled_designs;
+        self.verilator_designs += o.verilator_designs;
         self.cycles += o.cycles;
         self.nodes += o.nodes;
         self.elaborate_s += o.elaborate_s;
@@ -139,11 +143,12 @@ impl fmt::Display for BatchStats {
         let t = self.total_s();
         write!(
             f,
-            "{} designs ({} on the compiled backend; {} flattened nodes), {} cycles per engine \
+            "{} designs ({} also on the compiled backend, {} on Verilator; {} flattened nodes), {} cycles per engine \
              (summed over batches), {:.1} s = {:.2} designs/s (elaborate {:.1} s, interpreter \
              {:.1} s, compiled {:.1} s, Verilator {:.1} s, iverilog {:.1} s)",
             self.designs,
             self.compiled_designs,
+            self.verilator_designs,
             self.nodes,
             self.cycles,
             t,
@@ -307,19 +312,27 @@ pub fn check_batch(
             Ok(_) => {}
         }
     }
-    for (on, engine) in [
-        (engines.iverilog, CosimEngine::Iverilog),
-        (engines.verilator, CosimEngine::Verilator),
+    for (n, engine) in [
+        (count * engines.iverilog as usize, CosimEngine::Iverilog),
+        (engines.verilator.min(count), CosimEngine::Verilator),
     ] {
-        if !on {
+        if n == 0 {
             continue;
         }
         let t = Instant::now();
-        let r = cosim(&design, &trace, engine);
+        let r = if n == count {
+            cosim(&design, &trace, engine)
+        } else {
+            let sub = batch_design(seed, first, n);
+            cosim(&sub, &run_recorded(&sub, cycles, stim).1, engine)
+        };
         let s = t.elapsed().as_secs_f64();
         match engine {
             CosimEngine::Iverilog => st.iverilog_s = s,
-            CosimEngine::Verilator => st.verilator_s = s,
+            CosimEngine::Verilator => {
+                st.verilator_s = s;
+                st.verilator_designs = n;
+            }
         }
         if let Err(e) = r {
             let design = match &e {
