@@ -269,10 +269,7 @@ pub fn check_batch(
         return Err(dis(
             "rust (bench)",
             None,
-            format!(
-                "hash {:#x} vs recorded run {hash:#x}",
-                again.output_hash
-            ),
+            format!("hash {:#x} vs recorded run {hash:#x}", again.output_hash),
         ));
     }
     if engines.compiled > 0 {
@@ -378,9 +375,7 @@ pub fn run(
             Err(mut d) => {
                 if let Some(i) = d.design {
                     match shrink(seed, i, cycles, engines) {
-                        Err(alone) => {
-                            d.detail = format!("{}\n  alone: {}", d.detail, alone.detail)
-                        }
+                        Err(alone) => d.detail = format!("{}\n  alone: {}", d.detail, alone.detail),
                         Ok(()) => d.detail = format!("{}\n  (agrees when alone)", d.detail),
                     }
                 }

@@ -37,7 +37,11 @@ fn op_kinds(design: &Design) -> BTreeSet<String> {
                 Op::Unary(u, _) => format!("{u:?}"),
                 Op::Binary(b, _, _) => format!("{b:?}"),
                 Op::Extend { signed, .. } => format!("Extend{signed}"),
-                op => format!("{op:?}").split([' ', '(', '{']).next().unwrap().to_string(),
+                op => format!("{op:?}")
+                    .split([' ', '(', '{'])
+                    .next()
+                    .unwrap()
+                    .to_string(),
             };
             kinds.insert(k);
         }
@@ -100,18 +104,42 @@ fn designs_cover_every_operator_and_are_deterministic() {
         .map(|b| format!("{b:?}")),
     );
     for k in [
-        "Input", "Const", "Wire", "Reg", "MemRead", "InstOut", "Mux", "Concat", "Slice",
-        "Extendtrue", "Extendfalse", "Select", "Lut", "RegReset", "RegEnable", "MemInit",
-        "MemWritePorts", "MemReadSync", "MemReadComb",
+        "Input",
+        "Const",
+        "Wire",
+        "Reg",
+        "MemRead",
+        "InstOut",
+        "Mux",
+        "Concat",
+        "Slice",
+        "Extendtrue",
+        "Extendfalse",
+        "Select",
+        "Lut",
+        "RegReset",
+        "RegEnable",
+        "MemInit",
+        "MemWritePorts",
+        "MemReadSync",
+        "MemReadComb",
     ] {
         want.push(k.into());
     }
     let missing: Vec<&String> = want.iter().filter(|k| !kinds.contains(*k)).collect();
-    assert!(missing.is_empty(), "seed {seed:#x}: never generated {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "seed {seed:#x}: never generated {missing:?}"
+    );
     // Hierarchy two levels deep: fuzz_batch → d_i → sub_k → sub_k.
     let depth = |m: usize| -> usize {
         fn go(d: &Design, m: usize) -> usize {
-            1 + d.modules[m].insts.iter().map(|i| go(d, i.module)).max().unwrap_or(0)
+            1 + d.modules[m]
+                .insts
+                .iter()
+                .map(|i| go(d, i.module))
+                .max()
+                .unwrap_or(0)
         }
         go(&d, m)
     };
@@ -124,18 +152,24 @@ fn designs_cover_every_operator_and_are_deterministic() {
             .collect::<String>()
     };
     assert_eq!(v(&batch_design(seed, 0, 10)), v(&batch_design(seed, 0, 10)));
-    assert_ne!(v(&batch_design(seed, 0, 10)), v(&batch_design(seed + 1, 0, 10)));
+    assert_ne!(
+        v(&batch_design(seed, 0, 10)),
+        v(&batch_design(seed + 1, 0, 10))
+    );
     // A design alone is the same definition as in its batch.
     let alone = single_design(seed, 7);
     let inner = &alone.modules[alone.modules.len() - 2];
-    assert!(d.modules.iter().any(|m| m.params == inner.params && m.nodes.len() == inner.nodes.len()));
+    assert!(d
+        .modules
+        .iter()
+        .any(|m| m.params == inner.params && m.nodes.len() == inner.nodes.len()));
 }
 
 #[test]
 fn three_hundred_designs_on_the_interpreter() {
     let seed = seed_from_env_or(0xF022);
-    let st = run(seed, 300, 100, 100, Engines::INTERPRETER, |_| {})
-        .unwrap_or_else(|d| panic!("{d}"));
+    let st =
+        run(seed, 300, 100, 100, Engines::INTERPRETER, |_| {}).unwrap_or_else(|d| panic!("{d}"));
     eprintln!("interpreter: {st}");
 }
 
@@ -227,7 +261,11 @@ fn known_emitter_bugs() {
         .unwrap();
         cases.push((
             if konst {
-                if kw == 40 { "shift by a 40-bit constant" } else { "shift by a 100-bit constant" }
+                if kw == 40 {
+                    "shift by a 40-bit constant"
+                } else {
+                    "shift by a 100-bit constant"
+                }
             } else if kw == 40 {
                 "shift by a 40-bit input"
             } else {
