@@ -92,6 +92,24 @@ pub fn single_design(seed: u64, index: usize) -> Design {
     batch_design(seed, index, 1)
 }
 
+/// A top `fuzz_one` holding one module of `spec` (of any depth) with its inputs at the top:
+/// how a disagreement is narrowed down to a child module.
+pub fn spec_design(spec: &Spec) -> Design {
+    Design::build("fuzz_one", |m| {
+        let ins: Vec<Sig> = spec
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| m.input(&format!("i{k}"), w))
+            .collect();
+        let outs: Vec<Sig> = m.child("u", spec, ins, fuzz_module);
+        for (k, o) in outs.into_iter().enumerate() {
+            m.output(&format!("o{k}"), o);
+        }
+    })
+    .unwrap_or_else(|e| panic!("generator bug: {spec:?} does not elaborate:\n{e}"))
+}
+
 /// What a batch run measured.
 #[derive(Clone, Debug, Default)]
 pub struct BatchStats {

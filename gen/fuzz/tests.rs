@@ -289,16 +289,21 @@ fn known_emitter_bugs() {
     assert!(failed.is_empty(), "still disagreeing: {failed:?}");
 }
 
-/// The Verilator disagreement the fuzzer found (not yet reduced below one fuzz design):
-/// design 61 of seed 0xF022 alone; Verilator gives bit 0 of output `d61_o2` flipped in cycle
-/// 0, the interpreter and iverilog agree.
+/// The Verilator disagreement the fuzzer found: design 61 of seed 0xF022 (bit 0 of output
+/// `d61_o2` flipped in cycle 0; the interpreter and iverilog agree), narrowed with
+/// [`spec_design`] to one of its child modules (668 flattened nodes; its own children agree
+/// alone). Not reduced further yet.
 #[test]
 #[ignore = "known Verilator disagreement found by the fuzzer"]
 fn known_verilator_disagreement() {
-    let engines = Engines {
-        compiled: 0,
-        verilator: usize::MAX,
-        iverilog: true,
+    let spec = Spec {
+        seed: 16438101023216865297,
+        depth: 1,
+        inputs: vec![1, 6, 65],
+        known_bugs: false,
     };
-    shrink(0xF022, 61, 64, engines).unwrap_or_else(|d| panic!("{d}"));
+    let d = spec_design(&spec);
+    let (_, trace) = run_recorded(&d, 64, 7);
+    cosim(&d, &trace, CosimEngine::Iverilog).unwrap();
+    cosim(&d, &trace, CosimEngine::Verilator).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
 }
