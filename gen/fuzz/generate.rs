@@ -165,13 +165,19 @@ impl Gen<'_> {
         self.rng.interesting_bits(w.min(64)).to_u64()
     }
 
-    /// The index of a `select` or lookup table. Unless `known_bugs`, XORed with a slice of the
-    /// first input so it is never a constant (known bug: `case` on a constant index).
+    /// The index of a `select` or lookup table: sometimes a plain constant (the emitter folds
+    /// it), otherwise mixed with the first input. An index computed from constants only would
+    /// leave an `always @*` that an event-driven simulator (iverilog) never runs: the emitter
+    /// does not fold constant expressions (known limitation), so that shape is avoided unless
+    /// `known_bugs`.
     fn case_index(&mut self, w: u32) -> Sig {
-        let idx = self.pick_w(w);
         if self.known_bugs {
-            return idx;
+            return self.pick_w(w);
         }
+        if self.rng.chance(0.1) {
+            return self.konst(w);
+        }
+        let idx = self.pick_w(w);
         let i0 = self.pool[0];
         let i0 = self.fit(i0, w);
         idx ^ i0
@@ -183,11 +189,6 @@ impl Gen<'_> {
         if self.rng.chance(0.6) {
             let w = 1 + self.below(9) as u32;
             self.fit(s, w)
-        } else if s.width() > 32 && !self.known_bugs {
-            // Known bug: a constant amount of more than 32 bits (Verilator rejects it).
-            let i0 = self.pool[0];
-            let i0 = self.fit(i0, s.width());
-            s ^ i0
         } else {
             s
         }
@@ -218,8 +219,9 @@ impl Gen<'_> {
                 let depth = if self.known_bugs {
                     1 + self.below(40) as u32
                 } else {
-                    // Known bug: a read beyond the depth (a depth that is not a power of two)
-                    // is 0 in the simulator, X in iverilog.
+                    // A read beyond the depth (a depth that is not a power of two) is
+                    // undefined (`rendergen_hdl` memory semantics): 0 in the simulator, X in
+                    // iverilog; only `known_bugs` makes such depths.
                     2 << self.below(5)
                 };
                 let mut mem = self.m.memory(&format!("mem{i}"), w, depth);
@@ -397,11 +399,7 @@ impl Gen<'_> {
                 let idx = self.case_index(iw);
                 let n = 1 + self.below(1 << iw) as usize;
                 let ow = self.width();
-                let mut table: Vec<Bits> = (0..n).map(|_| self.rng.interesting_bits(ow)).collect();
-                if !self.known_bugs && table[0].words().iter().all(|&w| w == 0) {
-                    // Known bug: a table of zeros only.
-                    table[0] = Bits::from_u64(1, ow);
-                }
+                let table: Vec<Bits> = (0..n).map(|_| self.rng.interesting_bits(ow)).collect();
                 if ow <= 64 && self.rng.chance(0.5) {
                     let table: Vec<u64> = table.iter().map(|b| b.to_u64()).collect();
                     lut(idx, &table, ow)

@@ -203,9 +203,9 @@ fn is_reg(def: &ModuleDef, names: &Names, id: NodeId) -> bool {
         Op::Reg(_) => true,
         Op::MemRead { mem, port } => def.mems[*mem as usize].reads[*port as usize].sync,
         Op::Wire(Some(d)) if names.host[*d as usize] == Some(Host::Wire(id)) => {
-            is_case(&def.node(*d).op)
+            is_case(def, &def.node(*d).op)
         }
-        op => is_case(op),
+        op => is_case(def, op),
     }
 }
 

@@ -158,6 +158,12 @@ impl Exprs<'_> {
         if items.is_empty() {
             return Body::Assign(default);
         }
+        if let Op::Const(b) = &self.def.node(index).op {
+            // A constant index chooses its item now (see `names::is_case`).
+            let label = format!("{}'d{}", b.width(), b.to_u64());
+            let chosen = items.into_iter().find(|(l, _)| *l == label);
+            return Body::Assign(chosen.map_or(default, |(_, v)| v));
+        }
         Body::Case {
             index: self.r(index),
             items,
@@ -166,7 +172,19 @@ impl Exprs<'_> {
     }
 
     fn binary(&self, op: BinOp, a: NodeId, b: NodeId) -> String {
-        let (x, y) = (self.r(a), self.r(b));
+        let (x, mut y) = (self.r(a), self.r(b));
+        // A constant shift amount is printed as a plain decimal below the width (Verilator
+        // rejects shift amounts wider than 32 bits); an amount of the width or more is the
+        // result it gives: 0, or the sign everywhere for `>>>`.
+        if let (BinOp::Shl | BinOp::Shr | BinOp::Sra, Op::Const(k)) = (op, &self.def.node(b).op) {
+            let w = self.width(a);
+            let big = k.hex().trim_start_matches('0').len() > 8;
+            match (big || k.to_u64() >= w as u64, op) {
+                (true, BinOp::Sra) => return format!("$signed({x}) >>> {}", w - 1),
+                (true, _) => return format!("{w}'d0"),
+                (false, _) => y = k.to_u64().to_string(),
+            }
+        }
         let sym = match op {
             BinOp::Add => "+",
             BinOp::Sub => "-",

@@ -92,9 +92,22 @@ pub(crate) fn is_computed(op: &Op) -> bool {
     )
 }
 
-/// True for nodes printed as a `case` in `always @*`.
-pub(crate) fn is_case(op: &Op) -> bool {
-    matches!(op, Op::Select { .. } | Op::Lut { .. })
+/// True for nodes printed as a `case` in `always @*`: a `select` or `lut` whose index is not a
+/// constant and (for a `lut`) with a non-zero entry. The others are plain `assign`s (a
+/// constant index chooses its value; an `always @*` reading only constants would never run in
+/// an event-driven simulator such as iverilog, leaving the value X).
+pub(crate) fn is_case(def: &ModuleDef, op: &Op) -> bool {
+    let constant = |id: NodeId| matches!(def.node(id).op, Op::Const(_));
+    match op {
+        Op::Select { index, .. } => !constant(*index),
+        Op::Lut { index, table } => {
+            let iw = def.node(*index).width;
+            let reachable = |i: usize| iw >= 64 || (i as u64) < (1u64 << iw);
+            let nonzero = (table.iter().enumerate()).any(|(i, v)| reachable(i) && v.hex() != "0");
+            !constant(*index) && nonzero
+        }
+        _ => false,
+    }
 }
 
 /// Every prefix [`op_prefix`] gives (what [`super::stats`] counts as a generated name).
@@ -157,7 +170,7 @@ impl Names {
         }
         for (p, port) in def.outputs.iter().enumerate() {
             let d = port.node;
-            if single_unnamed(d) && !is_case(&def.node(d).op) && host[d as usize].is_none() {
+            if single_unnamed(d) && !is_case(def, &def.node(d).op) && host[d as usize].is_none() {
                 host[d as usize] = Some(Host::Output(p));
             }
         }
@@ -294,7 +307,9 @@ fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool
         match node.op {
             Op::Slice { .. } => Some(u32::MAX),
             Op::Binary(BinOp::Sra, ..) => None,
-            ref op if is_computed(op) && !is_case(op) && plan.uses[id] == 1 => Some(INLINE_WEIGHT),
+            ref op if is_computed(op) && !is_case(def, op) && plan.uses[id] == 1 => {
+                Some(INLINE_WEIGHT)
+            }
             // Pure wiring (zero extensions, concatenations of names and bit-selects) is
             // repeated at each use rather than named.
             Op::Extend { signed: false, .. } | Op::Concat(_) => Some(0),
