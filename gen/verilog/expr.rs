@@ -172,6 +172,16 @@ impl Exprs<'_> {
     }
 
     fn binary(&self, op: BinOp, a: NodeId, b: NodeId) -> String {
+        // A value compared with itself is a constant. Printed as one: Verilator 5.006 at -O3
+        // folds `$signed(x) <= $signed(x)` to 0 when `x` is constant-propagated (found by the
+        // fuzzer, `fuzz::tests::emitter_bugs_found_by_the_fuzzer`).
+        if a == b {
+            match op {
+                BinOp::Eq | BinOp::Le | BinOp::SLe => return "1'h1".into(),
+                BinOp::Ne | BinOp::Lt | BinOp::SLt => return "1'h0".into(),
+                _ => {}
+            }
+        }
         let (x, mut y) = (self.r(a), self.r(b));
         // A constant shift amount is printed as a plain decimal below the width (Verilator
         // rejects shift amounts wider than 32 bits); an amount of the width or more is the
