@@ -17,7 +17,7 @@
 //! is at 2^-127 rounds (on the 2^-149 grid) to 2^-126 exactly when its top 24 bits are all
 //! ones, and is otherwise subnormal, hence ±0; anything smaller is ±0.
 
-use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN, TAG_WIDTH};
+use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN};
 use rendergen_hdl::{cat, name_lets, Bundle, Design, ElabErrors, HwEnum, Module, Sig, Stream};
 
 /// Width of the `op` select.
@@ -414,15 +414,8 @@ pub fn fp_fma(m: &mut Module, _cfg: &FpCfg, req: Stream<FpReq>) -> Stream<FpResp
 }
 
 /// Stand-alone [`fp_fma`] with input stream `req` and output stream `resp` (catalogue
-/// `fp_fma`); elaboration rejects a `tag_width` outside [`TAG_WIDTH`].
+/// `fp_fma`); elaboration rejects a `tag_width` outside [`TAG_WIDTH`](super::TAG_WIDTH).
 #[name_lets]
 pub fn fp_fma_top(cfg: &FpCfg) -> Result<Design, ElabErrors> {
-    Design::build_with_params("fp_fma", &format!("{cfg:?}"), |m| {
-        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
-            return;
-        }
-        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, 3, OP_BITS));
-        let resp = fp_fma(m, cfg, req);
-        m.output_stream("resp", resp);
-    })
+    super::unit_top("fp_fma", cfg, (3, OP_BITS), |m, req| fp_fma(m, cfg, req))
 }

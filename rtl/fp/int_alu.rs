@@ -12,7 +12,7 @@
 //! stage 2 adds the partial products and picks the product for `Mul`.
 
 use super::fma::operand;
-use super::{pipeline, FpCfg, FpReq, FpResp, Stages, TAG_WIDTH};
+use super::{pipeline, FpCfg, FpReq, FpResp, Stages};
 use rendergen_hdl::{
     cat, name_lets, select, Bundle, Design, ElabErrors, HwEnum, Module, Sig, Stream,
 };
@@ -238,15 +238,8 @@ pub fn int_alu(m: &mut Module, _cfg: &FpCfg, req: Stream<FpReq>) -> Stream<FpRes
 }
 
 /// Stand-alone [`int_alu`] with input stream `req` and output stream `resp` (catalogue
-/// `int_alu`); elaboration rejects a `tag_width` outside [`TAG_WIDTH`].
+/// `int_alu`); elaboration rejects a `tag_width` outside [`TAG_WIDTH`](super::TAG_WIDTH).
 #[name_lets]
 pub fn int_alu_top(cfg: &FpCfg) -> Result<Design, ElabErrors> {
-    Design::build_with_params("int_alu", &format!("{cfg:?}"), |m| {
-        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
-            return;
-        }
-        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, 3, OP_BITS));
-        let resp = int_alu(m, cfg, req);
-        m.output_stream("resp", resp);
-    })
+    super::unit_top("int_alu", cfg, (3, OP_BITS), |m, req| int_alu(m, cfg, req))
 }

@@ -13,7 +13,7 @@
 //! stage 3 rounds to nearest even and selects.
 
 use super::fma::{leading_zeros, operand, unpack};
-use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN, TAG_WIDTH};
+use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN};
 use rendergen_hdl::{
     cat, name_lets, select, Bundle, Design, ElabErrors, HwEnum, Module, Sig, Stream,
 };
@@ -368,15 +368,8 @@ pub fn fp_misc(m: &mut Module, _cfg: &FpCfg, req: Stream<FpReq>) -> Stream<FpRes
 }
 
 /// Stand-alone [`fp_misc`] with input stream `req` and output stream `resp` (catalogue
-/// `fp_misc`); elaboration rejects a `tag_width` outside [`TAG_WIDTH`].
+/// `fp_misc`); elaboration rejects a `tag_width` outside [`TAG_WIDTH`](super::TAG_WIDTH).
 #[name_lets]
 pub fn fp_misc_top(cfg: &FpCfg) -> Result<Design, ElabErrors> {
-    Design::build_with_params("fp_misc", &format!("{cfg:?}"), |m| {
-        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
-            return;
-        }
-        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, 2, OP_BITS));
-        let resp = fp_misc(m, cfg, req);
-        m.output_stream("resp", resp);
-    })
+    super::unit_top("fp_misc", cfg, (2, OP_BITS), |m, req| fp_misc(m, cfg, req))
 }

@@ -32,7 +32,7 @@ pub mod recip;
 pub mod transc;
 
 pub use crate::stream::stages::{pipeline, Stages};
-use rendergen_hdl::{name_lets, Bundle, Sig};
+use rendergen_hdl::{name_lets, Bundle, Design, ElabErrors, Module, Sig, Stream};
 use std::ops::RangeInclusive;
 
 /// The canonical NaN every NaN result is.
@@ -92,4 +92,24 @@ pub struct FpResp<T = Sig> {
     pub r: T,
     /// The request's tag.
     pub tag: T,
+}
+
+/// The stand-alone design of a unit (its catalogue entry): module `name` with input stream
+/// `req` (`operands` operands and an `op_bits`-bit select, 0 for none, and the tag of `cfg`)
+/// and output stream `resp` from `unit`; elaboration rejects a `tag_width` outside
+/// [`TAG_WIDTH`].
+pub fn unit_top(
+    name: &str,
+    cfg: &FpCfg,
+    (operands, op_bits): (u32, u32),
+    unit: impl FnOnce(&mut Module, Stream<FpReq>) -> Stream<FpResp>,
+) -> Result<Design, ElabErrors> {
+    Design::build_with_params(name, &format!("{cfg:?}"), |m| {
+        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
+            return;
+        }
+        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, operands, op_bits));
+        let resp = unit(m, req);
+        m.output_stream("resp", resp);
+    })
 }

@@ -24,7 +24,7 @@
 
 use super::fma::{fp_fma_stages, FmaOp};
 use super::transc::{fp_transc, TranscIn};
-use super::{fma, pipeline, transc, FpCfg, FpReq, FpResp, Stages, TAG_WIDTH};
+use super::{fma, pipeline, transc, FpCfg, FpReq, FpResp, Stages};
 use rendergen_hdl::{name_lets, Design, ElabErrors, Module, Sig, Stream};
 
 /// Cycles from a request to its response in [`fp_pow`]: 19 stages and the skid buffer.
@@ -77,12 +77,5 @@ pub fn fp_pow(m: &mut Module, _cfg: &FpCfg, req: Stream<FpReq>) -> Stream<FpResp
 /// ```
 #[name_lets]
 pub fn fp_pow_top(cfg: &FpCfg) -> Result<Design, ElabErrors> {
-    Design::build_with_params("fp_pow", &format!("{cfg:?}"), |m| {
-        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
-            return;
-        }
-        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, 2, 0));
-        let resp = fp_pow(m, cfg, req);
-        m.output_stream("resp", resp);
-    })
+    super::unit_top("fp_pow", cfg, (2, 0), |m, req| fp_pow(m, cfg, req))
 }

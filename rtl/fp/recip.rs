@@ -49,7 +49,7 @@
 //!   low-54-bit product: the price of a correctly rounded rsqrt; without it rsqrt would be
 //!   faithful, within 0.6 ulp), stage registers 576.
 
-use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN, TAG_WIDTH};
+use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN};
 use rendergen_hdl::{cat, lut, name_lets, select, Bundle, Design, ElabErrors, Module, Sig, Stream};
 use rendergen_isa::fp_tables::recip as tab;
 
@@ -312,7 +312,7 @@ pub fn recip_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
 ///
 /// * Cost: 22,675 cells and 506 flip-flops in Yosys generic synthesis (`rendergen synth
 ///   fp_recip`; the breakdown is in the [module documentation](self)).
-/// * Errors: `tag_width` outside [`TAG_WIDTH`] is an elaboration error.
+/// * Errors: `tag_width` outside [`TAG_WIDTH`](super::TAG_WIDTH) is an elaboration error.
 ///
 /// ```
 /// use rendergen_rtl::fp::{recip::fp_recip_top, FpCfg};
@@ -321,12 +321,5 @@ pub fn recip_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
 /// assert!(fp_recip_top(&FpCfg { tag_width: 0 }).is_err());
 /// ```
 pub fn fp_recip_top(cfg: &FpCfg) -> Result<Design, ElabErrors> {
-    Design::build_with_params("fp_recip", &format!("{cfg:?}"), |m| {
-        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
-            return;
-        }
-        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, 1, 2));
-        let resp = recip_stream(m, req);
-        m.output_stream("resp", resp);
-    })
+    super::unit_top("fp_recip", cfg, (1, 2), recip_stream)
 }

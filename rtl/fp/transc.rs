@@ -56,7 +56,7 @@
 //! The table is `rendergen_sim::models::fp32::transc::ACCURACY`; `cargo test -p rendergen-sim
 //! --lib fp32::transc` runs a million-point version of the same measurement (0.4 s).
 
-use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN, TAG_WIDTH};
+use super::{pipeline, FpCfg, FpReq, FpResp, Stages, CANONICAL_NAN};
 use rendergen_hdl::{
     cat, index_select, lut, name_lets, Bundle, Design, ElabErrors, Module, Sig, Stream,
 };
@@ -436,12 +436,7 @@ pub fn fp_transc_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
     pipeline(m, "transc", req, |m, st, r| {
         let op = r.op.unwrap_or_else(|| m.lit(op::EXP2, 2));
         let result = fp_transc(m, st, TranscIn { op, a: r.a });
-        let mut tag = r.tag;
-        for k in 1..=st.count() {
-            let q = m.reg(&format!("tag_{k}"), tag.width());
-            q.next_when(st.en(), tag);
-            tag = q.q();
-        }
+        let tag = st.delay(m, "tag", r.tag, st.count());
         FpResp { r: result, tag }
     })
 }
@@ -475,12 +470,5 @@ pub fn fp_transc_stream(m: &mut Module, req: Stream<FpReq>) -> Stream<FpResp> {
 /// ```
 #[name_lets]
 pub fn fp_transc_top(cfg: &FpCfg) -> Result<Design, ElabErrors> {
-    Design::build_with_params("fp_transc", &format!("{cfg:?}"), |m| {
-        if !m.check_param("tag_width", cfg.tag_width.into(), TAG_WIDTH) {
-            return;
-        }
-        let req = m.input_stream::<FpReq>("req", &FpReq::shape(cfg, 1, 2));
-        let resp = fp_transc_stream(m, req);
-        m.output_stream("resp", resp);
-    })
+    super::unit_top("fp_transc", cfg, (1, 2), fp_transc_stream)
 }

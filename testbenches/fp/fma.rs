@@ -4,7 +4,7 @@
 //! and stalls; co-simulation (in `run_unit`); lint; an ignored longer sweep and Yosys area.
 
 use super::{operands, run_unit, Op, SPECIALS};
-use rendergen_gen::tools::{lint, synth, SynthTarget};
+use rendergen_gen::tools::{synth, SynthTarget};
 use rendergen_hdl::Design;
 use rendergen_rtl::fp::fma::{fp_fma_top, LATENCY};
 use rendergen_rtl::fp::FpCfg;
@@ -225,18 +225,12 @@ fn fma_unit_thresholds() {
 /// Elaboration refuses a tag width outside 1..=64 without panicking.
 #[test]
 fn fma_unit_rejects_bad_tag_width() {
-    for tag_width in [0, 65] {
-        let Err(err) = fp_fma_top(&FpCfg { tag_width }) else {
-            panic!("tag_width {tag_width} accepted")
-        };
-        assert!(err.to_string().contains("tag_width"), "{err}");
-    }
+    super::assert_rejects_bad_tag_widths(fp_fma_top);
 }
 
 #[test]
 fn fma_unit_lint_clean() {
-    let report = lint(&design()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.is_clean(), "{report}");
+    super::assert_lint_clean(&design());
 }
 
 /// A longer run: 10^5 random operations and 10^5 hard cases, RTL against the model.

@@ -5,7 +5,7 @@
 //! Yosys area.
 
 use super::{run_unit, Op};
-use rendergen_gen::tools::{lint, synth, SynthTarget};
+use rendergen_gen::tools::{synth, SynthTarget};
 use rendergen_hdl::Design;
 use rendergen_rtl::fp::int_alu::{int_alu_top, IntOp, LATENCY};
 use rendergen_rtl::fp::FpCfg;
@@ -210,18 +210,12 @@ fn int_alu_hand_values() {
 /// Elaboration refuses a tag width outside 1..=64 without panicking.
 #[test]
 fn int_alu_rejects_bad_tag_width() {
-    for tag_width in [0, 65] {
-        let Err(err) = int_alu_top(&FpCfg { tag_width }) else {
-            panic!("tag_width {tag_width} accepted")
-        };
-        assert!(err.to_string().contains("tag_width"), "{err}");
-    }
+    super::assert_rejects_bad_tag_widths(int_alu_top);
 }
 
 #[test]
 fn int_alu_lint_clean() {
-    let report = lint(&design()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.is_clean(), "{report}");
+    super::assert_lint_clean(&design());
 }
 
 /// Yosys generic synthesis of the default build.

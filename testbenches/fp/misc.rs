@@ -5,7 +5,7 @@
 //! and Yosys area.
 
 use super::{operands, run_unit, Op, SPECIALS};
-use rendergen_gen::tools::{lint, synth, SynthTarget};
+use rendergen_gen::tools::{synth, SynthTarget};
 use rendergen_hdl::Design;
 use rendergen_rtl::fp::misc::{fp_misc_top, MiscOp, LATENCY};
 use rendergen_rtl::fp::FpCfg;
@@ -145,18 +145,12 @@ fn misc_unit_special_values() {
 /// Elaboration refuses a tag width outside 1..=64 without panicking.
 #[test]
 fn misc_unit_rejects_bad_tag_width() {
-    for tag_width in [0, 65] {
-        let Err(err) = fp_misc_top(&FpCfg { tag_width }) else {
-            panic!("tag_width {tag_width} accepted")
-        };
-        assert!(err.to_string().contains("tag_width"), "{err}");
-    }
+    super::assert_rejects_bad_tag_widths(fp_misc_top);
 }
 
 #[test]
 fn misc_unit_lint_clean() {
-    let report = lint(&design()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.is_clean(), "{report}");
+    super::assert_lint_clean(&design());
 }
 
 /// A longer run: 10^5 random operations, RTL against the model.

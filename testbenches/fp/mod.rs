@@ -9,7 +9,8 @@ mod pow;
 mod recip;
 mod transc;
 
-use rendergen_hdl::Design;
+use rendergen_hdl::{Design, ElabErrors};
+use rendergen_rtl::fp::FpCfg;
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::Simulator;
 use rendergen_testbenches::{agents_cycle, cosim_prefix};
@@ -108,6 +109,23 @@ fn drive(
         Ok(seen == ops.len())
     })?;
     Ok(cycles)
+}
+
+/// Verilator `-Wall`, Yosys `check -assert` and iverilog accept the emitted Verilog of `design`.
+pub fn assert_lint_clean(design: &Design) {
+    let report = rendergen_gen::tools::lint(design).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.is_clean(), "{report}");
+}
+
+/// The stand-alone unit `top` refuses tag widths 0 and 65 with an elaboration error naming
+/// `tag_width` (no panic).
+pub fn assert_rejects_bad_tag_widths(top: fn(&FpCfg) -> Result<Design, ElabErrors>) {
+    for tag_width in [0, 65] {
+        let Err(err) = top(&FpCfg { tag_width }) else {
+            panic!("tag_width {tag_width} accepted")
+        };
+        assert!(err.to_string().contains("tag_width"), "{err}");
+    }
 }
 
 /// Operands for a sweep: uniformly random bit patterns, random values near 1, and every pair of

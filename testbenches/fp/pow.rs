@@ -2,7 +2,6 @@
 //! back-pressure, special cases, lint.
 
 use super::{run_unit, Op};
-use rendergen_gen::tools::lint;
 use rendergen_rtl::fp::pow::{fp_pow_top, LATENCY};
 use rendergen_rtl::fp::FpCfg;
 use rendergen_sim::kit::{seed_from_env_or, Rng};
@@ -63,6 +62,5 @@ fn pow_matches_model_at_full_rate_and_under_back_pressure() {
 
 #[test]
 fn pow_lint_clean() {
-    let report = lint(&fp_pow_top(&FpCfg::default()).unwrap()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.is_clean(), "{report}");
+    super::assert_lint_clean(&fp_pow_top(&FpCfg::default()).unwrap());
 }

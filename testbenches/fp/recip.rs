@@ -4,7 +4,7 @@
 //! and (ignored) Yosys area.
 
 use super::{operands, run_unit, Op, SPECIALS};
-use rendergen_gen::tools::{lint, synth, SynthTarget};
+use rendergen_gen::tools::{synth, SynthTarget};
 use rendergen_hdl::Design;
 use rendergen_rtl::fp::recip::{fp_recip_top, LATENCY};
 use rendergen_rtl::fp::FpCfg;
@@ -134,17 +134,13 @@ fn special_values_of_the_model() {
 /// Verilator -Wall, Yosys and iverilog accept the emitted Verilog without a waiver.
 #[test]
 fn emitted_verilog_is_lint_clean() {
-    let report = lint(&design()).unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.is_clean(), "{report}");
+    super::assert_lint_clean(&design());
 }
 
 /// A `tag_width` outside 1..=64 is an elaboration error, not a panic.
 #[test]
 fn bad_tag_width_is_an_elaboration_error() {
-    for w in [0, 65] {
-        let err = fp_recip_top(&FpCfg { tag_width: w }).unwrap_err();
-        assert!(err.to_string().contains("tag_width"), "{err}");
-    }
+    super::assert_rejects_bad_tag_widths(fp_recip_top);
 }
 
 /// Yosys generic synthesis of the default unit (`rendergen synth fp_recip` gives the same).

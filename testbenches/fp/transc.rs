@@ -4,7 +4,7 @@
 //! lint; Yosys area (ignored).
 
 use super::{operands, run_unit, Op, SPECIALS};
-use rendergen_gen::tools::{lint, synth, SynthTarget};
+use rendergen_gen::tools::{synth, SynthTarget};
 use rendergen_rtl::fp::transc::{fp_transc_top, op, LATENCY};
 use rendergen_rtl::fp::FpCfg;
 use rendergen_sim::kit::{seed_from_env_or, Rng};
@@ -175,18 +175,14 @@ fn transc_special_cases() {
 /// Elaboration rejects a tag width outside 1..=64 with an error, not a panic.
 #[test]
 fn transc_rejects_bad_tag_width() {
-    for w in [0, 65] {
-        let e = fp_transc_top(&FpCfg { tag_width: w }).unwrap_err();
-        assert!(e.to_string().contains("tag_width"), "{e}");
-    }
+    super::assert_rejects_bad_tag_widths(fp_transc_top);
 }
 
 /// Verilator `-Wall`, Yosys `synth` + `check`, iverilog on the emitted Verilog.
 #[test]
 fn transc_lint_clean() {
     let design = fp_transc_top(&FpCfg::default()).unwrap();
-    let report = lint(&design).unwrap_or_else(|e| panic!("{e}"));
-    assert!(report.is_clean(), "{report}");
+    super::assert_lint_clean(&design);
 }
 
 /// Yosys generic synthesis (cells and flip-flops) of the default build.

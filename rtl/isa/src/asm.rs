@@ -153,8 +153,8 @@ fn unknown_mnemonic(name: &str) -> String {
     }
 }
 
-/// Levenshtein distance.
-fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance (also the shader assembler's "did you mean" suggestions).
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -418,28 +418,17 @@ fn register(s: &str, regs: usize) -> Result<u8, String> {
 fn unknown_mnemonic(name: &str) -> String {
     let lower = name.to_ascii_lowercase();
     let best = (Opcode::ALL.iter())
-        .map(|o| (edit_distance(&lower, o.mnemonic()), o.mnemonic()))
+        .map(|o| {
+            (
+                rendergen_isa::asm::edit_distance(&lower, o.mnemonic()),
+                o.mnemonic(),
+            )
+        })
         .min();
     match best {
         Some((d, m)) if d <= 2 => format!("unknown mnemonic `{name}`; did you mean `{m}`?"),
         _ => format!("unknown mnemonic `{name}`"),
     }
-}
-
-/// Levenshtein distance.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + (ca != *cb) as usize).min(row[j] + 1).min(cur + 1);
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }
 
 /// Strips a `0x` prefix.
