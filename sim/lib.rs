@@ -11,4 +11,7 @@ pub mod kit;
 pub mod models;
 pub mod vcd;
 
-pub use engine::{InputId, OutputId, PortInfo, SignalId, SimError, Simulator, Trace, TraceCycle};
+pub use engine::{
+    ActivityStats, Eval, InputId, OutputId, PortInfo, SignalId, SimError, Simulator, Trace,
+    TraceCycle,
+};

@@ -27,14 +27,16 @@ use crate::tools::ToolError;
 use rendergen_hdl::bits::mask64;
 use rendergen_hdl::ir::Design;
 use rendergen_hdl::Bits;
-use rendergen_sim::Simulator;
+use rendergen_sim::{Eval, Simulator};
 use std::time::Instant;
 
 /// Which simulator runs the benchmark.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BenchEngine {
-    /// `rendergen_sim::Simulator`, in process.
+    /// `rendergen_sim::Simulator`, in process, full evaluation.
     Rust,
+    /// `rendergen_sim::Simulator`, in process, activity-aware evaluation (`Eval::Active`).
+    RustActive,
     /// A Verilator model built with `-O3`, single-threaded.
     Verilator,
     /// Icarus Verilog (`vvp`).
@@ -48,6 +50,7 @@ impl BenchEngine {
     pub fn name(self) -> &'static str {
         match self {
             BenchEngine::Rust => "rust",
+            BenchEngine::RustActive => "rust-active",
             BenchEngine::Verilator => "verilator",
             BenchEngine::Iverilog => "iverilog",
             BenchEngine::RustCompiled => "rust-compiled",
@@ -152,15 +155,17 @@ pub fn bench_traced(
     seed: u64,
     vcd: Option<&crate::output::VcdOut>,
 ) -> Result<BenchResult, ToolError> {
-    if vcd.is_some() && engine != BenchEngine::Rust {
+    if vcd.is_some() && !matches!(engine, BenchEngine::Rust | BenchEngine::RustActive) {
         return Err(ToolError::Parse {
             tool: "rendergen bench".into(),
-            message: "--vcd needs --engine rust (the other engines run outside this process)"
+            message: "--vcd needs --engine rust or rust-active (the other engines run outside \
+                      this process)"
                 .into(),
         });
     }
     let (seconds, output_hash) = match engine {
-        BenchEngine::Rust => run_rust(design, cycles, seed, vcd)?,
+        BenchEngine::Rust => run_rust(design, Eval::Full, cycles, seed, vcd)?,
+        BenchEngine::RustActive => run_rust(design, Eval::Active, cycles, seed, vcd)?,
         BenchEngine::Verilator => harness::run_verilator(design, cycles, seed)?,
         BenchEngine::Iverilog => harness::run_iverilog(design, cycles, seed)?,
         BenchEngine::RustCompiled => compiled::run(design, cycles, seed)?,
@@ -181,11 +186,12 @@ pub fn bench_traced(
 
 fn run_rust(
     design: &Design,
+    eval: Eval,
     cycles: u64,
     seed: u64,
     vcd: Option<&crate::output::VcdOut>,
 ) -> Result<(f64, u64), ToolError> {
-    let mut sim = Simulator::new(design).map_err(|e| ToolError::Failed {
+    let mut sim = Simulator::with_eval(design, eval).map_err(|e| ToolError::Failed {
         tool: "rendergen-sim".into(),
         status: "could not compile the design".into(),
         output: e.to_string(),

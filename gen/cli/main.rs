@@ -190,7 +190,10 @@ enum Command {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Engine {
+    /// The interpreter, full evaluation (the reference).
     Rust,
+    /// The interpreter, activity-aware evaluation (only groups whose inputs changed).
+    RustActive,
     Verilator,
     Iverilog,
     RustCompiled,
@@ -354,13 +357,15 @@ fn run(command: Command) -> Result<(), Failure> {
             let design = build(&top, &params)?;
             let engine = match engine {
                 Engine::Rust => BenchEngine::Rust,
+                Engine::RustActive => BenchEngine::RustActive,
                 Engine::Verilator => BenchEngine::Verilator,
                 Engine::Iverilog => BenchEngine::Iverilog,
                 Engine::RustCompiled => BenchEngine::RustCompiled,
             };
-            if vcd.is_some() && engine != BenchEngine::Rust {
+            if vcd.is_some() && !matches!(engine, BenchEngine::Rust | BenchEngine::RustActive) {
                 return Err(Failure::usage(
-                    "--vcd needs --engine rust (the other engines run outside this process)",
+                    "--vcd needs --engine rust or rust-active (the other engines run outside \
+                     this process)",
                 ));
             }
             let r = bench_traced(&design, engine, cycles, seed, vcd.as_ref())

@@ -15,7 +15,7 @@
 use super::error::SimError;
 use super::exec::{eval, Machine};
 use super::program::*;
-use super::{fuse, layout, runs, schedule};
+use super::{activity, fuse, layout, runs, schedule};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::NodeId;
 use rendergen_hdl::FlatNetlist;
@@ -42,9 +42,12 @@ pub(super) struct Builder<'a> {
 
 /// Compiles `flat`; returns the program and the initial machine state. `named` lists the nodes
 /// whose values must stay observable (named signals, for `peek_signal` and the VCD).
+/// `group_size` > 0 asks for activity-aware evaluation with groups of about that many
+/// instructions ([`activity`](super::activity)); 0 for full evaluation.
 pub(crate) fn compile(
     flat: &FlatNetlist,
     named: &[NodeId],
+    group_size: usize,
 ) -> Result<(Program, Machine), SimError> {
     let order = flat.comb_order().map_err(|cycle| SimError::CombLoop {
         signals: cycle.iter().map(|id| flat.path_of(*id)).collect(),
@@ -95,10 +98,44 @@ pub(crate) fn compile(
     }
     let main = std::mem::take(&mut b.prog.main);
     let main = fuse::fuse(&b.prog, main, &seen);
-    b.prog.main = schedule::levelise(&mut b.prog, main);
+    if group_size > 0 {
+        // The node owning each place orders the partition's walk (module instances stay
+        // together).
+        let mut key = vec![u32::MAX; b.m.v.len()];
+        for (id, &s) in b.place.iter().enumerate() {
+            if s != NONE && key[s as usize] == u32::MAX {
+                key[s as usize] = id as u32;
+            }
+        }
+        let places = b.m.v.len();
+        for group in activity::partition(&b.prog, main, &key, places, group_size) {
+            let code = schedule::levelise(&mut b.prog, group);
+            b.prog.main.extend(code);
+            b.prog.group_ends.push(b.prog.main.len() as u32);
+        }
+    } else {
+        b.prog.main = schedule::levelise(&mut b.prog, main);
+    }
     b.prog.node_place = b.place;
     layout::renumber(&mut b.prog, &mut b.m);
     runs::form(&mut b.prog);
+    if group_size > 0 {
+        let mut sources: Vec<(Place, u32)> = Vec::new();
+        for p in &flat.inputs {
+            let s = b.prog.node_place[p.node as usize];
+            if s != NONE {
+                sources.push((s, words_for(p.width) as u32));
+            }
+        }
+        sources.extend(b.prog.regs_plain.iter().map(|r| (r.0, r.2)));
+        sources.extend(b.prog.regs.iter().map(|r| (r.q, r.n)));
+        // A register without a next value changes only on reset.
+        sources.extend(b.prog.resets.iter().map(|r| (r.q, r.n)));
+        for r in &b.prog.sync_reads {
+            sources.push((r.data, b.prog.mems[r.mem as usize].words));
+        }
+        b.prog.activity = activity::analyse(&b.prog, &b.prog.group_ends, &sources, b.m.v.len());
+    }
     schedule::validate(&b.prog, &b.prog.main, b.m.v.len());
     schedule::validate(&b.prog, &b.prog.obs, b.m.v.len());
     b.prog.max_words = b.m.scratch.len();

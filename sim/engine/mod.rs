@@ -32,6 +32,7 @@
 //! assert_eq!(sim.peek(value), 5);
 //! ```
 
+pub(crate) mod activity;
 mod compile;
 mod error;
 pub(crate) mod exec;
@@ -55,7 +56,7 @@ pub(crate) mod tests;
 
 pub use error::SimError;
 pub use rendergen_hdl::ir::Design;
-pub use simulator::Simulator;
+pub use simulator::{ActivityStats, Eval, Simulator};
 pub use trace::{Trace, TraceCycle};
 
 /// Handle of a top-level input port (resolve once with [`Simulator::input`]).

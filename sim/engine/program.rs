@@ -300,4 +300,9 @@ pub(crate) struct Program {
     pub node_place: Vec<Place>,
     /// Words needed by the widest value (scratch size).
     pub max_words: usize,
+    /// With activity-aware evaluation: the end of each group in `main` (see
+    /// [`activity`](super::activity)); empty otherwise.
+    pub group_ends: Vec<u32>,
+    /// The watches of activity-aware evaluation (`None`: full evaluation).
+    pub activity: Option<super::activity::Activity>,
 }

@@ -162,7 +162,10 @@ fn best_run(op: Batch, es: &[[Place; 4]]) -> (usize, Shape, bool) {
 pub(crate) fn form(p: &mut Program) {
     let old = std::mem::take(&mut p.batch);
     let mut out = Vec::with_capacity(p.main.len());
+    // Where each old instruction starts in the new program (group boundaries move with them).
+    let mut new_start = Vec::with_capacity(p.main.len() + 1);
     for ins in std::mem::take(&mut p.main) {
+        new_start.push(out.len() as u32);
         let Ins::Batch { op, w, start, n } = ins else {
             out.push(ins);
             continue;
@@ -193,6 +196,10 @@ pub(crate) fn form(p: &mut Program) {
         }
         flush(p, &mut out, op, w, &mut pending);
     }
+    new_start.push(out.len() as u32);
+    p.group_ends
+        .iter_mut()
+        .for_each(|e| *e = new_start[*e as usize]);
     p.main = out;
     let mut regs = std::mem::take(&mut p.regs_plain);
     regs.sort_unstable();

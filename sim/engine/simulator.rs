@@ -1,5 +1,6 @@
 //! [`Simulator`]: construction, port and signal handles, poke/peek, stepping, tracing.
 
+use super::activity::{self, ActState};
 use super::compile::compile;
 use super::exec::{edge, eval, Machine};
 use super::names::{named_signals, scope_path};
@@ -11,10 +12,36 @@ use rendergen_hdl::flatten::Scope;
 use rendergen_hdl::{Bits, FlatNetlist};
 use std::collections::HashMap;
 
+/// How the simulator settles combinational logic.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Eval {
+    /// Every operation in every settle: the reference mode.
+    #[default]
+    Full,
+    /// Activity-aware: operations are grouped, and a group runs only when one of its inputs
+    /// changed since it last ran (see the [`activity`](super::activity) module docs). Same
+    /// results as `Full`; faster when much of the design is idle.
+    Active,
+}
+
+/// Activity counters of a simulation under [`Eval::Active`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ActivityStats {
+    /// Groups of operations in the design.
+    pub groups: usize,
+    /// Settles done.
+    pub settles: u64,
+    /// Groups evaluated over all settles (`evaluated / (settles × groups)` is the active
+    /// fraction).
+    pub evaluated: u64,
+}
+
 /// A compiled design being simulated. See the [module docs](super) for cycle semantics.
 pub struct Simulator {
     prog: Program,
     m: Machine,
+    /// Run-time state of activity-aware evaluation (empty under full evaluation).
+    act: ActState,
     inputs: Vec<PortInfo>,
     outputs: Vec<PortInfo>,
     in_places: Vec<Place>,
@@ -43,12 +70,25 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    /// Flattens and compiles `design`.
+    /// Flattens and compiles `design` for full evaluation ([`Eval::Full`]).
     pub fn new(design: &Design) -> Result<Simulator, SimError> {
+        Simulator::with_eval(design, Eval::Full)
+    }
+
+    /// Flattens and compiles `design` for the evaluation mode `eval`.
+    pub fn with_eval(design: &Design, eval: Eval) -> Result<Simulator, SimError> {
         let flat = FlatNetlist::new(design);
         let named = named_signals(design, &flat);
         let ids: Vec<_> = named.iter().map(|s| s.node).collect();
-        let (prog, m) = compile(&flat, &ids)?;
+        let group_size = match eval {
+            Eval::Full => 0,
+            Eval::Active => super::activity::GROUP_SIZE,
+        };
+        let (prog, m) = compile(&flat, &ids, group_size)?;
+        let act = match &prog.activity {
+            Some(a) => a.state(&m),
+            None => ActState::default(),
+        };
         let port = |p: &rendergen_hdl::ir::Port| PortInfo {
             name: p.name.clone(),
             width: p.width,
@@ -98,6 +138,7 @@ impl Simulator {
             node_count: flat.nodes.len(),
             prog,
             m,
+            act,
             rst: false,
             cycle: 0,
             dirty: true,
@@ -187,7 +228,10 @@ impl Simulator {
     #[inline]
     fn settle(&mut self) {
         if self.dirty {
-            eval(&self.prog, &self.prog.main, &mut self.m);
+            match &self.prog.activity {
+                None => eval(&self.prog, &self.prog.main, &mut self.m),
+                Some(a) => activity::settle(&self.prog, a, &mut self.m, &mut self.act),
+            }
             self.dirty = false;
             self.obs_dirty = true;
         }
@@ -221,6 +265,12 @@ impl Simulator {
         self.settle();
         let (s, n) = self.out_hot[p.0 as usize];
         &self.m.v[s as usize..(s + n) as usize]
+    }
+
+    /// The full paths of every named signal (as [`signal`](Self::signal) takes them), in
+    /// declaration order.
+    pub fn signal_paths(&self) -> impl Iterator<Item = &str> {
+        self.signals.iter().map(|s| s.0.as_str())
     }
 
     /// The named signal at `path`, e.g. `top.u_fifo.count_q` (names as in the VCD and Verilog).
@@ -279,6 +329,9 @@ impl Simulator {
         self.settle();
         if self.recording.is_some() || self.vcd.is_some() {
             self.observe();
+        }
+        if let Some(a) = &self.prog.activity {
+            activity::before_edge(a, &self.m, &mut self.act);
         }
         edge(&self.prog, &mut self.m, self.rst);
         self.dirty = true;
@@ -378,6 +431,25 @@ impl Simulator {
     /// the code generator ([`crate::codegen`]), which must be handed a fresh simulator.
     pub(crate) fn compiled(&self) -> (&Program, &Machine, &[Place], &[Place]) {
         (&self.prog, &self.m, &self.in_places, &self.out_places)
+    }
+
+    /// The evaluation mode in effect ([`Eval::Full`] if activity-aware evaluation was asked for
+    /// but the design could not be partitioned).
+    pub fn eval_mode(&self) -> Eval {
+        if self.prog.activity.is_some() {
+            Eval::Active
+        } else {
+            Eval::Full
+        }
+    }
+
+    /// Activity counters (all zero under full evaluation).
+    pub fn activity(&self) -> ActivityStats {
+        ActivityStats {
+            groups: self.prog.activity.as_ref().map_or(0, |a| a.groups.len()),
+            settles: self.act.settles,
+            evaluated: self.act.evaluated,
+        }
     }
 
     /// Number of nodes of the flattened design (before optimisation), for reports.

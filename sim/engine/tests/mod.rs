@@ -1,6 +1,7 @@
 //! Unit tests of the engine: every IR operation against a straightforward model at many widths,
 //! registers, reset, memories, hierarchy.
 
+mod activity;
 mod batch;
 pub mod hier;
 mod model;
