@@ -114,4 +114,9 @@ fn compiled_backend_matches_the_interpreter_on_every_op_and_width() {
         again.output_hash
     );
     assert_ne!(again.output_hash, compiled.output_hash);
+    let active = bench(&d, BenchEngine::RustCompiledActive, 400, 7).unwrap();
+    assert_eq!(
+        active.output_hash, rust.output_hash,
+        "compiled, activity-aware"
+    );
 }

@@ -22,6 +22,7 @@
 
 mod compiled;
 mod harness;
+pub mod replay;
 
 use crate::tools::ToolError;
 use rendergen_hdl::bits::mask64;
@@ -43,6 +44,9 @@ pub enum BenchEngine {
     Iverilog,
     /// The compiled backend (`rendergen_sim::codegen`): generated Rust built with `rustc -O`.
     RustCompiled,
+    /// The compiled backend with activity-aware evaluation (`codegen::generate_with(…,
+    /// Eval::Active)`).
+    RustCompiledActive,
 }
 
 impl BenchEngine {
@@ -54,6 +58,7 @@ impl BenchEngine {
             BenchEngine::Verilator => "verilator",
             BenchEngine::Iverilog => "iverilog",
             BenchEngine::RustCompiled => "rust-compiled",
+            BenchEngine::RustCompiledActive => "rust-compiled-active",
         }
     }
 }
@@ -168,7 +173,8 @@ pub fn bench_traced(
         BenchEngine::RustActive => run_rust(design, Eval::Active, cycles, seed, vcd)?,
         BenchEngine::Verilator => harness::run_verilator(design, cycles, seed)?,
         BenchEngine::Iverilog => harness::run_iverilog(design, cycles, seed)?,
-        BenchEngine::RustCompiled => compiled::run(design, cycles, seed)?,
+        BenchEngine::RustCompiled => compiled::run(design, Eval::Full, cycles, seed)?,
+        BenchEngine::RustCompiledActive => compiled::run(design, Eval::Active, cycles, seed)?,
     };
     Ok(BenchResult {
         top: design.top().name.clone(),

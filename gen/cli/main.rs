@@ -93,6 +93,10 @@ enum Command {
         /// Simulation engine.
         #[arg(long, value_enum, default_value_t = Engine::Rust)]
         engine: Engine,
+        /// Replay a recorded stimulus (`rendergen sim pbru --record-stimulus FILE`) instead of
+        /// random inputs; --cycles and --seed are then ignored (the recording's length is run).
+        #[arg(long, value_name = "FILE", conflicts_with = "vcd")]
+        replay: Option<PathBuf>,
         /// Print one JSON object instead of text.
         #[arg(long)]
         json: bool,
@@ -196,7 +200,10 @@ enum Engine {
     RustActive,
     Verilator,
     Iverilog,
+    /// Generated Rust built with rustc (cached per design), full evaluation.
     RustCompiled,
+    /// Generated Rust with activity-aware evaluation.
+    RustCompiledActive,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -349,6 +356,7 @@ fn run(command: Command) -> Result<(), Failure> {
             cycles,
             seed,
             engine,
+            replay,
             json,
             vcd,
         } => {
@@ -361,6 +369,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 Engine::Verilator => BenchEngine::Verilator,
                 Engine::Iverilog => BenchEngine::Iverilog,
                 Engine::RustCompiled => BenchEngine::RustCompiled,
+                Engine::RustCompiledActive => BenchEngine::RustCompiledActive,
             };
             if vcd.is_some() && !matches!(engine, BenchEngine::Rust | BenchEngine::RustActive) {
                 return Err(Failure::usage(
@@ -368,8 +377,16 @@ fn run(command: Command) -> Result<(), Failure> {
                      this process)",
                 ));
             }
-            let r = bench_traced(&design, engine, cycles, seed, vcd.as_ref())
-                .map_err(Failure::check)?;
+            let r = match &replay {
+                Some(file) => {
+                    use rendergen_gen::bench::replay::{bench_replay, Stimulus};
+                    let stim = Stimulus::read(file).map_err(Failure::usage)?;
+                    stim.check(&design).map_err(Failure::usage)?;
+                    bench_replay(&design, engine, &stim, file).map_err(Failure::check)?
+                }
+                None => bench_traced(&design, engine, cycles, seed, vcd.as_ref())
+                    .map_err(Failure::check)?,
+            };
             if json {
                 println!("{}", r.to_json());
             } else {

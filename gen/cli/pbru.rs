@@ -48,6 +48,25 @@ pub enum WorkloadArg {
     Mixed,
 }
 
+/// The simulator's evaluation mode.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EvalArg {
+    /// Every operation every cycle (the reference).
+    Full,
+    /// Only groups of operations whose inputs changed.
+    Active,
+}
+
+impl EvalArg {
+    /// The simulator's mode.
+    pub fn eval(self) -> rendergen_sim::Eval {
+        match self {
+            EvalArg::Full => rendergen_sim::Eval::Full,
+            EvalArg::Active => rendergen_sim::Eval::Active,
+        }
+    }
+}
+
 /// `rendergen sim pbru` options.
 #[derive(Args)]
 pub struct PbruArgs {
@@ -94,6 +113,15 @@ pub struct PbruArgs {
     /// --texture-misses].
     #[arg(long, value_name = "CYCLES")]
     watchdog: Option<u64>,
+    /// How the simulator evaluates logic: `active` skips groups of logic whose inputs did not
+    /// change (same results, faster when units idle); `full` evaluates everything (the
+    /// reference).
+    #[arg(long, value_enum, default_value_t = EvalArg::Active)]
+    eval: EvalArg,
+    /// Record the engine's inputs on every cycle into FILE, for `rendergen bench pbru --replay
+    /// FILE` (times every simulator on this real workload).
+    #[arg(long, value_name = "FILE")]
+    record_stimulus: Option<PathBuf>,
     /// Exit with status 1 if any ray ended with a program error (stack underflow or overflow,
     /// unknown opcode, bad control); without it such rays are reported and a warning printed.
     #[arg(long)]
@@ -180,8 +208,11 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         texture_miss_cycles: a.texture_misses,
         vcd: a.vcd.out()?,
         watchdog: a.watchdog,
+        eval: a.eval.eval(),
+        record_stimulus: a.record_stimulus.clone(),
     };
     let report = run(&opts).map_err(Failure::check)?;
+    eprintln!("{}", report.speed_line());
     if a.json {
         println!("{}", to_json(&report));
     } else {

@@ -364,7 +364,23 @@ pub fn check_batch(
             run_recorded(&sub, cycles, stim).0
         };
         let r = bench(&sub, BenchEngine::RustCompiled, cycles, stim);
+        let active = bench(&sub, BenchEngine::RustCompiledActive, cycles, stim);
         st.compiled_s = t.elapsed().as_secs_f64();
+        match active {
+            Err(e) => return Err(dis("rust-compiled-active", None, e.to_string())),
+            Ok(a) if a.output_hash != hash => {
+                return Err(dis(
+                    "rust-compiled-active",
+                    None,
+                    format!(
+                        "output hash {:#x}, interpreter {hash:#x} ({cycles} cycles, stimulus \
+                         seed {stim:#x})",
+                        a.output_hash
+                    ),
+                ))
+            }
+            Ok(_) => {}
+        }
         st.compiled_designs = n;
         match r {
             Err(e) => return Err(dis("rust-compiled", None, e.to_string())),

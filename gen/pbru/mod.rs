@@ -11,7 +11,7 @@ use rendergen_rtl::pbru::top::pbru_top;
 use rendergen_sim::agents::pbru::{default_watchdog, L1Cfg, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::kit::TbError;
 use rendergen_sim::models::astc::AstcFile;
-use rendergen_sim::Simulator;
+use rendergen_sim::{Eval, Simulator};
 pub use report::{to_json, to_text, Outcome};
 use std::collections::BTreeMap;
 pub use workload::Workload;
@@ -45,6 +45,11 @@ pub struct SimOptions {
     /// Cycles without progress (no ray in or out, no SM result, no L1 request) before the run
     /// is reported as hung; `None`: [`default_watchdog`] of the L1 latency and texture misses.
     pub watchdog: Option<u64>,
+    /// The simulator's evaluation mode.
+    pub eval: Eval,
+    /// Record the engine's inputs on every cycle into this stimulus file
+    /// ([`crate::bench::replay`]), for `rendergen bench pbru --replay`.
+    pub record_stimulus: Option<std::path::PathBuf>,
 }
 
 /// The engine: [`pbru_top`] (its cores are child modules).
@@ -69,9 +74,12 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
         opts.seed,
     )?;
     let design = build_engine(&opts.cfg).map_err(|e| format!("elaboration failed:\n{e}"))?;
-    let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::with_eval(&design, opts.eval).map_err(|e| e.to_string())?;
     if let Some(vcd) = &opts.vcd {
         vcd.start(&mut sim)?;
+    }
+    if opts.record_stimulus.is_some() {
+        sim.start_recording();
     }
     sim.reset(2);
     let sys_cfg = SystemCfg {
@@ -97,7 +105,12 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
     for r in &setup.rays {
         (system.send(&r.ray, r.mode, r.ret_dst)).map_err(|e| e.to_string())?;
     }
+    let start = std::time::Instant::now();
     let outcome = measure(&mut system, &mut sim).map_err(|e| format!("{e} (seed {})", opts.seed));
+    let seconds = start.elapsed().as_secs_f64();
+    if let Some(path) = &opts.record_stimulus {
+        crate::bench::replay::Stimulus::from_trace(&sim.take_trace()).write(path)?;
+    }
     sim.finish_vcd()
         .map_err(|e| format!("writing the VCD: {e}"))?;
     if let Some(v) = &opts.vcd {
@@ -105,6 +118,9 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
     }
     outcome.map(|mut o| {
         o.report = rename_instances(o.report, &opts.cfg);
+        o.seconds = seconds;
+        o.eval = sim.eval_mode();
+        o.activity = sim.activity();
         o
     })
 }
@@ -142,6 +158,9 @@ fn measure(system: &mut System, sim: &mut Simulator) -> Result<Outcome, TbError>
         report: system.report(sim),
         ray_cycles,
         passes: last[1],
+        seconds: 0.0,
+        eval: Eval::Full,
+        activity: Default::default(),
     })
 }
 

@@ -19,6 +19,35 @@ pub struct Outcome {
     pub ray_cycles: u64,
     /// Passes through the engine: rays returned finished, parked or for a call-out.
     pub passes: u64,
+    /// Wall-clock seconds of the simulation loop (agents included).
+    pub seconds: f64,
+    /// The simulator's evaluation mode and activity counters.
+    pub eval: rendergen_sim::Eval,
+    /// Activity counters (zero under full evaluation).
+    pub activity: rendergen_sim::ActivityStats,
+}
+
+impl Outcome {
+    /// One line on the simulation's speed: cycles per second, mode, active fraction.
+    pub fn speed_line(&self) -> String {
+        let a = &self.activity;
+        let active = if a.groups > 0 && a.settles > 0 {
+            format!(
+                ", {:.1} % of {} groups evaluated per settle",
+                100.0 * a.evaluated as f64 / (a.settles as f64 * a.groups as f64),
+                a.groups
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "simulated {} cycles in {:.3} s ({:.0} cycles/s, {:?} evaluation{active})",
+            self.report.cycles,
+            self.seconds,
+            self.report.cycles as f64 / self.seconds.max(1e-9),
+            self.eval
+        )
+    }
 }
 
 impl Deref for Outcome {

@@ -384,3 +384,66 @@ fn shader_assembly_round_trips() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
 }
+
+/// A recorded `sim pbru` stimulus replays on the interpreter in both evaluation modes and on
+/// Verilator with one output hash (the engines agree on a real workload); a file that is not a
+/// stimulus, or one recorded on another configuration, is refused naming the problem.
+#[test]
+fn recorded_stimulus_replays_on_every_engine() {
+    let stim = scratch("tex.stim");
+    let s = stim.to_str().unwrap();
+    let rec = rendergen(&[
+        "sim",
+        "pbru",
+        "--rays",
+        "64",
+        "--progress",
+        "never",
+        "--record-stimulus",
+        s,
+    ]);
+    assert!(rec.status.success(), "{}", stderr(&rec));
+    assert!(
+        stderr(&rec).contains("Active evaluation"),
+        "{}",
+        stderr(&rec)
+    );
+    let hash = |engine: &str| {
+        let o = rendergen(&[
+            "bench", "pbru", "-p", "cores=1", "-p", "slots=1", "--replay", s, "--engine", engine,
+            "--json",
+        ]);
+        assert!(o.status.success(), "{engine}: {}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        let h = out.split("\"output_hash\": \"").nth(1).unwrap()[..18].to_string();
+        h
+    };
+    let full = hash("rust");
+    assert_eq!(hash("rust-active"), full);
+    assert_eq!(hash("verilator"), full);
+    // Another configuration has other ports.
+    let other = rendergen(&[
+        "bench",
+        "pbru",
+        "-p",
+        "cores=1",
+        "-p",
+        "slots=1",
+        "-p",
+        "sm_ports=2",
+        "--replay",
+        s,
+    ]);
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        stderr(&other).contains("words per cycle"),
+        "{}",
+        stderr(&other)
+    );
+    // Not a stimulus file.
+    let bad = scratch("bad.stim");
+    std::fs::write(&bad, b"hello").unwrap();
+    let o = rendergen(&["bench", "pbru", "--replay", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a stimulus file"), "{}", stderr(&o));
+}

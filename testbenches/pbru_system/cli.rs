@@ -24,6 +24,8 @@ fn opts(workload: Workload, rays: u32) -> SimOptions {
         texture_miss_cycles: 0,
         vcd: None,
         watchdog: None,
+        eval: rendergen_sim::Eval::Active,
+        record_stimulus: None,
     }
 }
 
