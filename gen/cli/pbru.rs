@@ -210,6 +210,7 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
         watchdog: a.watchdog,
         eval: a.eval.eval(),
         record_stimulus: a.record_stimulus.clone(),
+        code: None,
     };
     let report = run(&opts).map_err(Failure::check)?;
     eprintln!("{}", report.speed_line());

@@ -47,6 +47,9 @@ pub struct SimOptions {
     pub watchdog: Option<u64>,
     /// The simulator's evaluation mode.
     pub eval: Eval,
+    /// Generated code of this configuration built into the program
+    /// (`Simulator::with_compiled`); `None` interprets.
+    pub code: Option<rendergen_sim::codegen::Compiled>,
     /// Record the engine's inputs on every cycle into this stimulus file
     /// ([`crate::bench::replay`]), for `rendergen bench pbru --replay`.
     pub record_stimulus: Option<std::path::PathBuf>,
@@ -74,7 +77,11 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
         opts.seed,
     )?;
     let design = build_engine(&opts.cfg).map_err(|e| format!("elaboration failed:\n{e}"))?;
-    let mut sim = Simulator::with_eval(&design, opts.eval).map_err(|e| e.to_string())?;
+    let mut sim = match opts.code {
+        Some(code) => Simulator::with_compiled(&design, opts.eval, code),
+        None => Simulator::with_eval(&design, opts.eval),
+    }
+    .map_err(|e| e.to_string())?;
     if let Some(vcd) = &opts.vcd {
         vcd.start(&mut sim)?;
     }

@@ -67,6 +67,31 @@ pub struct Generated {
     pub places: usize,
     /// Words of the memory array.
     pub mem_words: usize,
+    /// FNV-1a hash of `source`: [`Compiled::fingerprint`] of code built from it, which
+    /// [`Simulator::with_compiled`] compares with the design it is given.
+    pub fingerprint: u64,
+}
+
+/// Generated code built into the running program (for example by a build script, as the
+/// `rendergen-compiled` crate does), handed to [`Simulator::with_compiled`]: the simulator then
+/// settles and clocks through it instead of interpreting, with the same handles, records,
+/// named signals and VCD. Build it from [`Generated`]: `settle` and `edge` are the source's
+/// `settle_slices` and `edge_slices`, `fingerprint` is [`Generated::fingerprint`].
+#[derive(Clone, Copy, Debug)]
+pub struct Compiled {
+    /// The generated source's fingerprint.
+    pub fingerprint: u64,
+    /// `settle_slices(values, memories)`.
+    pub settle: fn(&mut [u64], &[u64]),
+    /// `edge_slices(values, memories, reset)`.
+    pub edge: fn(&mut [u64], &mut [u64], bool),
+}
+
+/// FNV-1a over the bytes of `s`.
+pub(crate) fn fingerprint(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Compiles `design` with the interpreter's compiler and prints the program as Rust source.
@@ -80,7 +105,11 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
 /// the design's places (so `settle` and `edge` keep their signatures, and `PLACES` counts
 /// them), and `edge` first activates the readers of memories it is about to write.
 pub fn generate_with(design: &Design, eval: Eval) -> Result<Generated, SimError> {
-    let sim = Simulator::with_eval(design, eval)?;
+    Ok(generate_from(&Simulator::with_eval(design, eval)?))
+}
+
+/// The source of a freshly compiled simulator's program.
+pub(crate) fn generate_from(sim: &Simulator) -> Generated {
     let (prog, m, in_places, out_places) = sim.compiled();
     let ports = |infos: &[crate::PortInfo], places: &[Place]| -> Vec<PortPlace> {
         (infos.iter().zip(places))
@@ -157,13 +186,22 @@ pub fn generate_with(design: &Design, eval: Eval) -> Result<Generated, SimError>
     src.push_str("pub fn edge(v: &mut [u64; PLACES], mem: &mut [u64; MEM_WORDS], rst: bool) {\n");
     edge.iter().for_each(|s| writeln!(src, "    {s}").unwrap());
     src.push_str("    let _ = (v, mem, rst);\n}\n");
-    Ok(Generated {
+    src.push_str(
+        "\n/// `settle` on slices (a simulator's value and memory vectors).\n\
+         pub fn settle_slices(v: &mut [u64], mem: &[u64]) {\n\
+         \x20   settle(v.try_into().expect(\"PLACES words\"), mem.try_into().expect(\"MEM_WORDS words\"));\n}\n\
+         \n/// `edge` on slices.\n\
+         pub fn edge_slices(v: &mut [u64], mem: &mut [u64], rst: bool) {\n\
+         \x20   edge(v.try_into().expect(\"PLACES words\"), mem.try_into().expect(\"MEM_WORDS words\"), rst);\n}\n",
+    );
+    Generated {
+        fingerprint: fingerprint(&src),
         source: src,
         inputs,
         outputs,
         places: init.len(),
         mem_words: nm,
-    })
+    }
 }
 
 /// The settle statements (one block per group: `if active { body; checks }`, after the checks

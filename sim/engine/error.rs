@@ -34,6 +34,12 @@ pub enum SimError {
         /// Hierarchical names of the nodes of one loop.
         signals: Vec<String>,
     },
+    /// Compiled code handed to `Simulator::with_compiled` was generated from another design,
+    /// other parameters or another evaluation mode (or before the generators changed).
+    StaleCompiled {
+        /// The design's top.
+        top: String,
+    },
 }
 
 fn list(f: &mut fmt::Formatter<'_>, valid: &[String]) -> fmt::Result {
@@ -74,6 +80,12 @@ impl fmt::Display for SimError {
             SimError::CombLoop { signals } => {
                 write!(f, "combinational loop through: {}", signals.join(" -> "))
             }
+            SimError::StaleCompiled { top } => write!(
+                f,
+                "the compiled code does not match design `{top}` (other parameters, another \
+                 evaluation mode, or generated before the generators changed): rebuild the \
+                 crate that compiles it, or simulate with the interpreter"
+            ),
         }
     }
 }

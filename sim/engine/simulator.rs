@@ -19,7 +19,7 @@ pub enum Eval {
     #[default]
     Full,
     /// Activity-aware: operations are grouped, and a group runs only when one of its inputs
-    /// changed since it last ran (see the [`activity`](super::activity) module docs). Same
+    /// changed since it last ran (the simulator's `engine/activity.rs` explains how). Same
     /// results as `Full`; faster when much of the design is idle.
     Active,
 }
@@ -42,6 +42,8 @@ pub struct Simulator {
     m: Machine,
     /// Run-time state of activity-aware evaluation (empty under full evaluation).
     act: ActState,
+    /// Generated code that settles and clocks instead of the interpreter.
+    compiled: Option<crate::codegen::Compiled>,
     inputs: Vec<PortInfo>,
     outputs: Vec<PortInfo>,
     in_places: Vec<Place>,
@@ -139,6 +141,7 @@ impl Simulator {
             prog,
             m,
             act,
+            compiled: None,
             rst: false,
             cycle: 0,
             dirty: true,
@@ -146,6 +149,39 @@ impl Simulator {
             recording: None,
             vcd: None,
         })
+    }
+
+    /// A simulator that settles and clocks `design` through generated code built into the
+    /// program (`crate::codegen::Compiled`, for example from the `rendergen-compiled` crate),
+    /// with everything else as [`with_eval`](Self::with_eval): handles, records, named signals
+    /// and waveforms work unchanged. The code must have been generated from this very design
+    /// and mode: its fingerprint is checked, and a stale or foreign build is
+    /// [`SimError::StaleCompiled`].
+    pub fn with_compiled(
+        design: &Design,
+        eval: Eval,
+        code: crate::codegen::Compiled,
+    ) -> Result<Simulator, SimError> {
+        let mut sim = Simulator::with_eval(design, eval)?;
+        let g = crate::codegen::generate_from(&sim);
+        if g.fingerprint != code.fingerprint {
+            return Err(SimError::StaleCompiled {
+                top: design.top().name.clone(),
+            });
+        }
+        if let Some(a) = &sim.prog.activity {
+            let st = a.state(&sim.m);
+            sim.m.v.extend(st.active.iter().map(|&x| x as u64));
+            sim.m.v.extend(&st.shadow);
+        }
+        debug_assert_eq!(sim.m.v.len(), g.places);
+        sim.compiled = Some(code);
+        Ok(sim)
+    }
+
+    /// Whether generated code settles and clocks this simulator.
+    pub fn is_compiled(&self) -> bool {
+        self.compiled.is_some()
     }
 
     /// Top-level inputs in declaration order.
@@ -228,9 +264,10 @@ impl Simulator {
     #[inline]
     fn settle(&mut self) {
         if self.dirty {
-            match &self.prog.activity {
-                None => eval(&self.prog, &self.prog.main, &mut self.m),
-                Some(a) => activity::settle(&self.prog, a, &mut self.m, &mut self.act),
+            match (&self.compiled, &self.prog.activity) {
+                (Some(c), _) => (c.settle)(&mut self.m.v, &self.m.mem),
+                (None, None) => eval(&self.prog, &self.prog.main, &mut self.m),
+                (None, Some(a)) => activity::settle(&self.prog, a, &mut self.m, &mut self.act),
             }
             self.dirty = false;
             self.obs_dirty = true;
@@ -330,10 +367,14 @@ impl Simulator {
         if self.recording.is_some() || self.vcd.is_some() {
             self.observe();
         }
-        if let Some(a) = &self.prog.activity {
-            activity::before_edge(a, &self.m, &mut self.act);
+        if let Some(c) = &self.compiled {
+            (c.edge)(&mut self.m.v, &mut self.m.mem, self.rst);
+        } else {
+            if let Some(a) = &self.prog.activity {
+                activity::before_edge(a, &self.m, &mut self.act);
+            }
+            edge(&self.prog, &mut self.m, self.rst);
         }
-        edge(&self.prog, &mut self.m, self.rst);
         self.dirty = true;
         self.cycle += 1;
     }

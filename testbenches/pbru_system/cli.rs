@@ -3,16 +3,11 @@
 use crate::astc_model::astcenc::{self, Scratch};
 use crate::astc_model::images;
 use rendergen_gen::pbru::{run, to_json, to_text, SimOptions, Workload};
-use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_sim::models::astc::{Footprint, Profile};
 
 fn opts(workload: Workload, rays: u32) -> SimOptions {
     SimOptions {
-        cfg: PbruCfg {
-            cores: 2,
-            slots: 2,
-            ..PbruCfg::default()
-        },
+        cfg: rendergen_compiled::pbru_tb_cfg(),
         rays,
         seed: 5,
         workload,
@@ -26,6 +21,7 @@ fn opts(workload: Workload, rays: u32) -> SimOptions {
         watchdog: None,
         eval: rendergen_sim::Eval::Active,
         record_stimulus: None,
+        code: Some(rendergen_compiled::pbru_tb_active::code()),
     }
 }
 

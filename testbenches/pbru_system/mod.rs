@@ -12,21 +12,20 @@ use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_sim::agents::pbru::{L1Cfg, RayMode, Report, SmLoad, System, SystemCfg};
 use rendergen_sim::kit::{seed_from_env_or, TestRun};
 use rendergen_sim::models::pbru::{Memory, Ray};
-use rendergen_sim::Simulator;
+use rendergen_sim::{Eval, Simulator};
 
+/// The engine of these tests: the configuration `rendergen-compiled` builds as Rust.
 pub(super) fn cfg() -> PbruCfg {
-    PbruCfg {
-        cores: 2,
-        slots: 2,
-        ..PbruCfg::default()
-    }
+    rendergen_compiled::pbru_tb_cfg()
 }
 
 /// Runs `rays` from `mem` on a fresh engine; panics with the seed (and a VCD if asked) on failure.
 pub(super) fn run(name: &str, mem: Memory, rays: &[(Ray, RayMode, u32)], sys: SystemCfg) -> Report {
     let cfg = cfg();
     let design = build_engine(&cfg).expect("elaborates");
-    let mut sim = Simulator::new(&design).expect("simulator");
+    // Generated Rust with activity-aware evaluation (`Simulator::new(&design)` interprets).
+    let code = rendergen_compiled::pbru_tb_active::code();
+    let mut sim = Simulator::with_compiled(&design, Eval::Active, code).expect("simulator");
     let t = TestRun::start(&mut sim, name, sys.seed);
     sim.reset(2);
     let result = (|| {
