@@ -1,0 +1,66 @@
+//! The ABI between compiled programs and what launches them (the tile engine, the texture
+//! unit, `rendergen shader run`). `ABI.md` explains it; these are its numbers.
+
+use naga::{BuiltIn, ShaderStage};
+
+/// The first register of the location inputs: input location `l` component `c` is register
+/// `INPUT_BASE + 4·l + c` at launch.
+pub const INPUT_BASE: u8 = 8;
+/// The highest input location (`8 + 4·13 + 3 = 63`, the last register of a 64-register core).
+pub const MAX_INPUT_LOCATION: u32 = 13;
+/// Uniform bindings (group 0) the ABI maps: binding `b` starts at uniform word `256·b`.
+pub const UNIFORM_BINDINGS: u32 = 16;
+/// Uniform words per binding.
+pub const UNIFORM_WORDS_PER_BINDING: u32 = 256;
+/// The export location of the vertex position (`gl_Position`, `@builtin(position)` output).
+pub const POSITION_EXPORT: u32 = 0x100;
+/// The export location of the fragment depth (`gl_FragDepth`, `@builtin(frag_depth)`).
+pub const FRAG_DEPTH_EXPORT: u32 = 0x101;
+
+/// The register of the first component of input location `loc` with `n` components.
+pub fn input_register(loc: u32, n: usize) -> Option<u8> {
+    (loc <= MAX_INPUT_LOCATION && n <= 4).then(|| INPUT_BASE + 4 * loc as u8)
+}
+
+/// The first register of a built-in input of `stage` (its components follow), or `None` if
+/// the stage does not have it.
+///
+/// | stage | register | built-in |
+/// |---|---|---|
+/// | fragment | r0..r3 | frag coord (x, y, z, w) |
+/// | fragment | r4 | front facing (1 or 0) |
+/// | fragment | r5 | sample index |
+/// | vertex | r0 | vertex index |
+/// | vertex | r1 | instance index |
+/// | compute | r0..r2 | global invocation id |
+/// | compute | r3..r5 | local invocation id |
+/// | compute | r6 | local invocation index |
+/// | compute | r7..r9 | workgroup id |
+pub fn builtin_register(stage: ShaderStage, b: BuiltIn) -> Option<u8> {
+    Some(match (stage, b) {
+        (ShaderStage::Fragment, BuiltIn::Position { .. }) => 0,
+        (ShaderStage::Fragment, BuiltIn::FrontFacing) => 4,
+        (ShaderStage::Fragment, BuiltIn::SampleIndex) => 5,
+        (ShaderStage::Vertex, BuiltIn::VertexIndex) => 0,
+        (ShaderStage::Vertex, BuiltIn::InstanceIndex) => 1,
+        (ShaderStage::Compute, BuiltIn::GlobalInvocationId) => 0,
+        (ShaderStage::Compute, BuiltIn::LocalInvocationId) => 3,
+        (ShaderStage::Compute, BuiltIn::LocalInvocationIndex) => 6,
+        (ShaderStage::Compute, BuiltIn::WorkGroupId) => 7,
+        _ => return None,
+    })
+}
+
+/// The export location of a built-in output.
+pub fn builtin_export(b: BuiltIn) -> Option<u32> {
+    match b {
+        BuiltIn::Position { .. } => Some(POSITION_EXPORT),
+        BuiltIn::FragDepth => Some(FRAG_DEPTH_EXPORT),
+        _ => None,
+    }
+}
+
+/// The uniform word of byte `offset` (std140 / WGSL uniform layout) in binding `binding`.
+pub fn uniform_word(binding: u32, offset: u32) -> u32 {
+    binding * UNIFORM_WORDS_PER_BINDING + offset / 4
+}
