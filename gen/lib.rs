@@ -6,7 +6,8 @@
 //! * [`pbru`] — `rendergen sim pbru`: the PBRU with its SM, TTU and L1 agents, checked against the
 //!   interpreter;
 //! * [`cosim`] — replays Rust simulator traces through the emitted Verilog (iverilog, Verilator);
-//! * [`tools`] — Verilator lint, Yosys synthesis and iverilog compile flows.
+//! * [`tools`] — Verilator lint, Yosys synthesis and iverilog compile flows;
+//! * [`shader`](mod@shader) — `rendergen shader compile` / `run`: the shader compiler and engines.
 
 pub mod astc;
 pub mod bench;
@@ -16,5 +17,6 @@ pub mod fuzz;
 pub mod output;
 pub mod pbru;
 pub mod progress;
+pub mod shader;
 pub mod tools;
 pub mod verilog;

@@ -177,7 +177,7 @@ enum Command {
     Asm(pbru::AsmArgs),
     /// Disassemble PBRU bytecode (the output assembles back to the same bytes).
     Disasm(pbru::DisasmArgs),
-    /// The shader core's assembly: assemble and disassemble (rtl/shader-isa/ISA.md).
+    /// The shader core: assemble, disassemble (rtl/shader-isa/ISA.md), compile GLSL/WGSL, run.
     #[command(subcommand)]
     Shader(shader::ShaderCommand),
     /// Simulate an engine with its SM, TTU and L1 agents.

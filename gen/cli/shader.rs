@@ -1,8 +1,10 @@
 //! `rendergen shader asm` and `rendergen shader disasm`: the shader core's assembly
-//! (`rtl/shader-isa/ISA.md`).
+//! (`rtl/shader-isa/ISA.md`); `rendergen shader compile` and `rendergen shader run`: the
+//! shader compiler and its engines (`rendergen_gen::shader`).
 
 use crate::Failure;
 use clap::{Args, Subcommand};
+use rendergen_gen::shader;
 use rendergen_shader_isa::{asm::assemble_for, disasm::disassemble, from_bytes, to_bytes};
 use std::path::PathBuf;
 
@@ -13,6 +15,59 @@ pub enum ShaderCommand {
     Asm(ShaderAsmArgs),
     /// Disassemble shader-core instruction words (the output assembles back to them).
     Disasm(ShaderDisasmArgs),
+    /// Compile GLSL 4.50 (.vert/.frag/.comp, or .glsl with --stage) or WGSL to instruction
+    /// words (ABI: compiler/shader/ABI.md).
+    Compile(ShaderCompileArgs),
+    /// Compile a shader and run it on invocations from JSON (format: `rendergen_gen::shader`).
+    Run(ShaderRunArgs),
+}
+
+/// `rendergen shader compile`.
+#[derive(Args)]
+pub struct ShaderCompileArgs {
+    /// Shader source (.vert, .frag, .comp, .glsl, .wgsl).
+    input: PathBuf,
+    /// The stage (needed for .glsl; picks the entry point of a WGSL module).
+    #[arg(long, value_parser = ["vertex", "fragment", "compute"])]
+    stage: Option<String>,
+    /// The entry point's name.
+    #[arg(long)]
+    entry: Option<String>,
+    /// Output file (default: the input's name with `.bin` appended; with --asm, standard
+    /// output).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+    /// Write the disassembly instead of the words.
+    #[arg(long)]
+    asm: bool,
+}
+
+/// `rendergen shader run`.
+#[derive(Args)]
+pub struct ShaderRunArgs {
+    /// Shader source (.vert, .frag, .comp, .glsl, .wgsl).
+    program: PathBuf,
+    /// Invocations: {"invocations": [{"<input>": [numbers…]}, …]}.
+    #[arg(long)]
+    inputs: PathBuf,
+    /// Uniforms: {"<member>": number or [numbers…]}.
+    #[arg(long)]
+    uniforms: Option<PathBuf>,
+    /// The stage (needed for .glsl).
+    #[arg(long, value_parser = ["vertex", "fragment", "compute"])]
+    stage: Option<String>,
+    /// The entry point's name.
+    #[arg(long)]
+    entry: Option<String>,
+    /// The engine: the golden interpreter (model) or the RTL core (rtl).
+    #[arg(long, default_value = "model", value_parser = ["model", "rtl"])]
+    engine: String,
+    /// Output file (default: standard output).
+    #[arg(short = 'o', long = "out")]
+    out: Option<PathBuf>,
+    /// Add statistics (warps, instructions; cycles and IPC for rtl) under "stats".
+    #[arg(long)]
+    json: bool,
 }
 
 /// `rendergen shader asm`.
@@ -63,6 +118,81 @@ pub fn run(cmd: ShaderCommand) -> Result<(), Failure> {
                 ))
             })?;
             print!("{}", disassemble(&words));
+            Ok(())
+        }
+        ShaderCommand::Compile(a) => compile(a),
+        ShaderCommand::Run(a) => run_shader(a),
+    }
+}
+
+fn failure(e: shader::ShaderError) -> Failure {
+    if e.code == 2 {
+        Failure::usage(e.message)
+    } else {
+        Failure::check(e.message)
+    }
+}
+
+fn write(out: &std::path::Path, bytes: &[u8]) -> Result<(), Failure> {
+    rendergen_gen::output::write_output(out, |w| w.write_all(bytes)).map_err(Failure::check)
+}
+
+fn compile(a: ShaderCompileArgs) -> Result<(), Failure> {
+    let stage = a.stage.as_deref().and_then(shader::parse_stage);
+    let c = shader::compile_file(&a.input, stage, a.entry).map_err(failure)?;
+    if a.asm {
+        match &a.out {
+            Some(out) => write(out, c.asm.as_bytes())?,
+            None => print!("{}", c.asm),
+        }
+        return Ok(());
+    }
+    let out = a.out.unwrap_or_else(|| shader::default_output(&a.input));
+    write(&out, &to_bytes(&c.words))?;
+    println!(
+        "{}: {} instructions, {} registers ({} IR statements before optimisation, {} after)",
+        out.display(),
+        c.stats.instructions,
+        c.stats.registers,
+        c.stats.ir_before,
+        c.stats.ir_after
+    );
+    Ok(())
+}
+
+fn run_shader(a: ShaderRunArgs) -> Result<(), Failure> {
+    let stage = a.stage.as_deref().and_then(shader::parse_stage);
+    let c = shader::compile_file(&a.program, stage, a.entry).map_err(failure)?;
+    let invocations = shader::read_inputs(&c, &a.inputs).map_err(failure)?;
+    let uniforms = match &a.uniforms {
+        Some(u) => shader::read_uniforms(&c, u).map_err(failure)?,
+        None => Vec::new(),
+    };
+    let engine = if a.engine == "rtl" {
+        shader::Engine::Rtl
+    } else {
+        shader::Engine::Model
+    };
+    let (mut doc, stats) =
+        shader::run_program(&c, &invocations, uniforms, engine).map_err(failure)?;
+    if a.json {
+        doc.push_str(&format!(
+            ",\n\"stats\": {{\"engine\": \"{}\", \"warps\": {}, \"program_instructions\": {}, \"instructions\": {}",
+            a.engine, stats.warps, stats.program_instructions, stats.instructions
+        ));
+        if let Some(cy) = stats.cycles {
+            doc.push_str(&format!(
+                ", \"cycles\": {cy}, \"ipc\": {:.3}",
+                stats.instructions as f64 / cy.max(1) as f64
+            ));
+        }
+        doc.push('}');
+    }
+    doc.push_str("}\n");
+    match &a.out {
+        Some(out) => write(out, doc.as_bytes()),
+        None => {
+            print!("{doc}");
             Ok(())
         }
     }

@@ -23,7 +23,13 @@ fn main() {
         Err(e) => return eprintln!("{e}"),
     }
     match compile(&src, &path, &Options::new(lang)) {
-        Ok(c) => println!("{}\n{}\n{:?}\n{:#?}", rendergen_shader_compiler::ir::print::print(&c.ir), c.asm, c.stats, c.interface),
+        Ok(c) => println!(
+            "{}\n{}\n{:?}\n{:#?}",
+            rendergen_shader_compiler::ir::print::print(&c.ir),
+            c.asm,
+            c.stats,
+            c.interface
+        ),
         Err(e) => eprintln!("{e}"),
     }
 }

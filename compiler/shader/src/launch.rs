@@ -19,7 +19,11 @@ pub fn registers(iface: &Interface, invocations: &[Invocation]) -> Result<Vec<Ve
                 let known: Vec<&str> = iface.inputs.iter().map(|v| v.name.as_str()).collect();
                 return Err(format!(
                     "invocation {n}: unknown input `{name}` (the shader's inputs: {})",
-                    if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
                 ));
             };
             if words.len() != var.tys.len() {
@@ -33,7 +37,12 @@ pub fn registers(iface: &Interface, invocations: &[Invocation]) -> Result<Vec<Ve
                 regs[var.slot as usize + i] = w;
             }
         }
-        let used = iface.inputs.iter().map(|v| v.slot as usize + v.tys.len()).max().unwrap_or(0);
+        let used = iface
+            .inputs
+            .iter()
+            .map(|v| v.slot as usize + v.tys.len())
+            .max()
+            .unwrap_or(0);
         regs.truncate(used);
         out.push(regs);
     }
@@ -41,18 +50,29 @@ pub fn registers(iface: &Interface, invocations: &[Invocation]) -> Result<Vec<Ve
 }
 
 /// Uniform words from member names → words.
-pub fn uniforms(iface: &Interface, values: &BTreeMap<String, Vec<u32>>) -> Result<Vec<u32>, String> {
+pub fn uniforms(
+    iface: &Interface,
+    values: &BTreeMap<String, Vec<u32>>,
+) -> Result<Vec<u32>, String> {
     let mut words = Vec::new();
     for (name, v) in values {
         let Some(u) = iface.uniforms.iter().find(|u| &u.name == name) else {
             let known: Vec<&str> = iface.uniforms.iter().map(|u| u.name.as_str()).collect();
             return Err(format!(
                 "unknown uniform `{name}` (the shader's uniforms: {})",
-                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
             ));
         };
         if v.len() != u.words.len() {
-            return Err(format!("uniform `{name}` has {} numbers, the shader's has {}", v.len(), u.words.len()));
+            return Err(format!(
+                "uniform `{name}` has {} numbers, the shader's has {}",
+                v.len(),
+                u.words.len()
+            ));
         }
         for (&(w, _), &x) in u.words.iter().zip(v) {
             if words.len() <= w as usize {
@@ -65,15 +85,26 @@ pub fn uniforms(iface: &Interface, values: &BTreeMap<String, Vec<u32>>) -> Resul
 }
 
 /// An invocation's outputs by name from its exports (outputs it did not export are absent).
-pub fn outputs(iface: &Interface, exports: &BTreeMap<u32, Vec<u32>>) -> Vec<(String, Vec<u32>, Vec<Ty>)> {
+pub fn outputs(
+    iface: &Interface,
+    exports: &BTreeMap<u32, Vec<u32>>,
+) -> Vec<(String, Vec<u32>, Vec<Ty>)> {
     iface
         .outputs
         .iter()
-        .filter_map(|o| exports.get(&o.slot).map(|w| (o.name.clone(), w.clone(), o.tys.clone())))
+        .filter_map(|o| {
+            exports
+                .get(&o.slot)
+                .map(|w| (o.name.clone(), w.clone(), o.tys.clone()))
+        })
         .collect()
 }
 
 /// The type of an input (by name).
 pub fn input_types(iface: &Interface, name: &str) -> Option<Vec<Ty>> {
-    iface.inputs.iter().find(|v| v.name == name).map(|v| v.tys.clone())
+    iface
+        .inputs
+        .iter()
+        .find(|v| v.name == name)
+        .map(|v| v.tys.clone())
 }

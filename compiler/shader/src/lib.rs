@@ -78,7 +78,12 @@ pub struct CompileError {
 
 impl CompileError {
     /// An error at a source location.
-    pub fn at(path: &str, loc: Option<naga::SourceLocation>, message: String, detail: String) -> CompileError {
+    pub fn at(
+        path: &str,
+        loc: Option<naga::SourceLocation>,
+        message: String,
+        detail: String,
+    ) -> CompileError {
         match loc {
             Some(l) => CompileError {
                 message: format!("{path}:{}:{}: {message}", l.line_number, l.line_position),
@@ -91,7 +96,11 @@ impl CompileError {
 
     /// An error without a location.
     pub fn plain(path: &str, message: String) -> CompileError {
-        CompileError { message: format!("{path}: {message}"), detail: String::new(), location: None }
+        CompileError {
+            message: format!("{path}: {message}"),
+            detail: String::new(),
+            location: None,
+        }
     }
 }
 
@@ -196,14 +205,24 @@ fn pick_entry(module: &naga::Module, opts: &Options, path: &str) -> Result<usize
         opts.entry.as_ref().is_none_or(|n| &e.name == n) && opts.stage.is_none_or(|s| e.stage == s)
     });
     found.ok_or_else(|| {
-        let names: Vec<String> = eps.iter().map(|e| format!("{} ({:?})", e.name, e.stage)).collect();
+        let names: Vec<String> = eps
+            .iter()
+            .map(|e| format!("{} ({:?})", e.name, e.stage))
+            .collect();
         CompileError::plain(
             path,
             format!(
                 "no entry point{}{}; the module has: {}",
-                opts.entry.as_ref().map_or(String::new(), |n| format!(" named `{n}`")),
-                opts.stage.map_or(String::new(), |s| format!(" of stage {s:?}")),
-                if names.is_empty() { "none".into() } else { names.join(", ") }
+                opts.entry
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" named `{n}`")),
+                opts.stage
+                    .map_or(String::new(), |s| format!(" of stage {s:?}")),
+                if names.is_empty() {
+                    "none".into()
+                } else {
+                    names.join(", ")
+                }
             ),
         )
     })
@@ -214,14 +233,18 @@ pub fn compile(src: &str, path: &str, opts: &Options) -> Result<Compiled, Compil
     let (module, info) = front::parse(src, path, opts.lang)?;
     let entry = pick_entry(&module, opts, path)?;
     let (mut prog, interface) = front::lower(&module, &info, entry, src, path)?;
-    ir::verify::verify(&prog).map_err(|e| CompileError::plain(path, format!("internal error after lowering: {e}")))?;
+    ir::verify::verify(&prog)
+        .map_err(|e| CompileError::plain(path, format!("internal error after lowering: {e}")))?;
     let ir_before = prog.count_defs();
     if opts.optimise {
         opt::optimise(&mut prog, opts.contract);
-        ir::verify::verify(&prog).map_err(|e| CompileError::plain(path, format!("internal error after optimisation: {e}")))?;
+        ir::verify::verify(&prog).map_err(|e| {
+            CompileError::plain(path, format!("internal error after optimisation: {e}"))
+        })?;
     }
     let ir_after = prog.count_defs();
-    let out = back::generate(&prog, opts.regs, opts.optimise).map_err(|e| CompileError::plain(path, e))?;
+    let out = back::generate(&prog, opts.regs, opts.optimise)
+        .map_err(|e| CompileError::plain(path, e))?;
     let asm = rendergen_shader_isa::disasm::disassemble(&out.words);
     Ok(Compiled {
         asm,

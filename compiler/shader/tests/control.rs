@@ -31,7 +31,13 @@ void main() {
     let invs: Vec<_> = xs.iter().map(|&x| vec![("x", f(&[x]))]).collect();
     let out = exec_both(src, frag(), &invs, &[]);
     for (i, &x) in xs.iter().enumerate() {
-        let mut acc = if x > 2.0 { x * 3.0 } else if x < -1.0 { -x } else { 1.0 };
+        let mut acc = if x > 2.0 {
+            x * 3.0
+        } else if x < -1.0 {
+            -x
+        } else {
+            1.0
+        };
         for i in 0..10 {
             if i as f32 >= x {
                 break;
@@ -96,7 +102,12 @@ void main() { d = vec4(dFdx(v), dFdy(v), dFdxFine(v), dFdyFine(v)) + vec4(fwidth
     let vals = [1.0f32, 3.0, 10.0, 30.0, 5.0];
     let invs: Vec<_> = vals.iter().map(|&v| vec![("v", f(&[v]))]).collect();
     let out = exec_both(src, frag(), &invs, &[]);
-    let want = [[2.0f32, 9.0, 2.0, 9.0], [2.0, 9.0, 2.0, 27.0], [2.0, 9.0, 20.0, 9.0], [2.0, 9.0, 20.0, 27.0]];
+    let want = [
+        [2.0f32, 9.0, 2.0, 9.0],
+        [2.0, 9.0, 2.0, 27.0],
+        [2.0, 9.0, 20.0, 9.0],
+        [2.0, 9.0, 20.0, 27.0],
+    ];
     for (i, w) in want.iter().enumerate() {
         assert_eq!(out[i]["d"], f(w), "lane {i}");
     }
@@ -118,8 +129,16 @@ void main() {
     t = texture(sampler2D(img, smp), gl_FragCoord.xy * 0.5);
 }";
     let invs = vec![
-        vec![("gl_FragCoord", f(&[1.5, 2.5, 0.25, 1.0])), ("gl_FrontFacing", vec![1]), ("gl_SampleID", vec![3])],
-        vec![("gl_FragCoord", f(&[4.5, 0.5, 0.5, 1.0])), ("gl_FrontFacing", vec![0]), ("gl_SampleID", vec![0])],
+        vec![
+            ("gl_FragCoord", f(&[1.5, 2.5, 0.25, 1.0])),
+            ("gl_FrontFacing", vec![1]),
+            ("gl_SampleID", vec![3]),
+        ],
+        vec![
+            ("gl_FragCoord", f(&[4.5, 0.5, 0.5, 1.0])),
+            ("gl_FrontFacing", vec![0]),
+            ("gl_SampleID", vec![0]),
+        ],
     ];
     let uni = [
         ("scale", f(&[2.0])),
@@ -160,8 +179,14 @@ void main() {
     vec3 v = m * vec3(1.0, 2.0, 3.0);
     o3 = vec4(v, abs(a.x) + floor(b.z) + fract(b.z));
 }";
-    let vals = [([1.0f32, 2.0, 3.0], [4.0f32, -5.0, 6.5]), ([0.5, -2.0, 0.25], [1.0, 1.0, -1.5])];
-    let invs: Vec<_> = vals.iter().map(|(a, b)| vec![("a", f(a)), ("b", f(b))]).collect();
+    let vals = [
+        ([1.0f32, 2.0, 3.0], [4.0f32, -5.0, 6.5]),
+        ([0.5, -2.0, 0.25], [1.0, 1.0, -1.5]),
+    ];
+    let invs: Vec<_> = vals
+        .iter()
+        .map(|(a, b)| vec![("a", f(a)), ("b", f(b))])
+        .collect();
     let out = exec_both(src, frag(), &invs, &[]);
     let close = |got: &[u32], want: &[f32], tol: f32| {
         for (g, w) in got.iter().zip(want) {
@@ -170,18 +195,42 @@ void main() {
         }
     };
     for (i, (a, b)) in vals.iter().enumerate() {
-        let cross = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+        let cross = [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ];
         let dot = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
         assert_eq!(out[i]["o0"], f(&[cross[0], cross[1], cross[2], dot]));
         let len = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
         let lb = (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]).sqrt();
-        close(&out[i]["o1"], &[a[0] / len, a[1] / len, a[2] / len, lb], 1e-6);
+        close(
+            &out[i]["o1"],
+            &[a[0] / len, a[1] / len, a[2] / len, lb],
+            1e-6,
+        );
         let t = ((b[1] - 0.0) / 2.0).clamp(0.0, 1.0);
         let ss = t * t * (3.0 - 2.0 * t);
         let st = if a[2] < 0.5 { 0.0 } else { 1.0 };
-        close(&out[i]["o2"], &[a[0] + (b[0] - a[0]) * 0.25, a[1].clamp(-1.0, 1.0), st, ss], 1e-6);
-        let v = [a[0] + 2.0 * b[0] + 3.0, a[1] + 2.0 * b[1], a[2] + 2.0 * b[2]];
-        assert_eq!(out[i]["o3"], f(&[v[0], v[1], v[2], a[0].abs() + b[2].floor() + (b[2] - b[2].floor())]));
+        close(
+            &out[i]["o2"],
+            &[a[0] + (b[0] - a[0]) * 0.25, a[1].clamp(-1.0, 1.0), st, ss],
+            1e-6,
+        );
+        let v = [
+            a[0] + 2.0 * b[0] + 3.0,
+            a[1] + 2.0 * b[1],
+            a[2] + 2.0 * b[2],
+        ];
+        assert_eq!(
+            out[i]["o3"],
+            f(&[
+                v[0],
+                v[1],
+                v[2],
+                a[0].abs() + b[2].floor() + (b[2] - b[2].floor())
+            ])
+        );
     }
 }
 
@@ -199,13 +248,30 @@ void main() {
     let invs: Vec<_> = xs.iter().map(|&x| vec![("x", f(&[x]))]).collect();
     let out = exec_both(src, frag(), &invs, &[]);
     for (i, &x) in xs.iter().enumerate() {
-        let want0 = [(x as f64).sin(), (x as f64).cos(), (x as f64).exp2(), ((x.abs() + 1.0) as f64).log2()];
-        let want1 = [((x.abs() + 0.5) as f64).powf(1.5), (x.abs() as f64).sqrt(), 1.0 / ((x.abs() + 1.0) as f64).sqrt(), x as f64 / 3.0];
-        for (got, want) in out[i]["o0"].iter().chain(&out[i]["o1"]).zip(want0.iter().chain(&want1)) {
+        let want0 = [
+            (x as f64).sin(),
+            (x as f64).cos(),
+            (x as f64).exp2(),
+            ((x.abs() + 1.0) as f64).log2(),
+        ];
+        let want1 = [
+            ((x.abs() + 0.5) as f64).powf(1.5),
+            (x.abs() as f64).sqrt(),
+            1.0 / ((x.abs() + 1.0) as f64).sqrt(),
+            x as f64 / 3.0,
+        ];
+        for (got, want) in out[i]["o0"]
+            .iter()
+            .chain(&out[i]["o1"])
+            .zip(want0.iter().chain(&want1))
+        {
             let g = f32::from_bits(*got) as f64;
             // 2^-20 relative (absolute near zero): the units' stated accuracy is tighter; pow
             // composes log2, a multiply and exp2.
-            assert!((g - want).abs() <= 1e-5 * want.abs().max(1.0), "x = {x}: {g} vs {want}");
+            assert!(
+                (g - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "x = {x}: {g} vs {want}"
+            );
         }
     }
 }
@@ -224,12 +290,18 @@ void main() {
     g = vec2(float(a), float(b) * 0.5);
 }";
     let vals = [(7i32, 9u32), (-8, 0xFFFF_FFF0), (0, 1)];
-    let invs: Vec<_> = vals.iter().map(|&(a, b)| vec![("a", vec![a as u32]), ("b", vec![b])]).collect();
+    let invs: Vec<_> = vals
+        .iter()
+        .map(|&(a, b)| vec![("a", vec![a as u32]), ("b", vec![b])])
+        .collect();
     let out = exec_both(src, frag(), &invs, &[]);
     for (i, &(a, b)) in vals.iter().enumerate() {
         let o = [a + 5, a * a - 3, a >> 1, a.min(2) + a.max(-1) + a.abs()].map(|x| x as u32);
         assert_eq!(out[i]["o"], o);
-        assert_eq!(out[i]["u"], [b >> 3, b & 12, b | 1, (a < 0) as u32 + (b > 7) as u32]);
+        assert_eq!(
+            out[i]["u"],
+            [b >> 3, b & 12, b | 1, (a < 0) as u32 + (b > 7) as u32]
+        );
         assert_eq!(out[i]["g"], f(&[a as f32, b as f32 * 0.5]));
     }
 }
@@ -241,7 +313,15 @@ layout(location = 0) in vec3 pos;
 layout(location = 2) out float id;
 void main() { gl_Position = vec4(pos, 1.0) * 2.0; id = float(gl_VertexIndex * 10 + gl_InstanceIndex); }";
     let c = build(vs, Lang::Glsl(ShaderStage::Vertex), true);
-    let out = exec(&c, &[vec![("pos", f(&[1.0, 2.0, 3.0])), ("gl_VertexIndex", vec![4]), ("gl_InstanceIndex", vec![2])]], &[]);
+    let out = exec(
+        &c,
+        &[vec![
+            ("pos", f(&[1.0, 2.0, 3.0])),
+            ("gl_VertexIndex", vec![4]),
+            ("gl_InstanceIndex", vec![2]),
+        ]],
+        &[],
+    );
     assert_eq!(out[0]["gl_Position"], f(&[2.0, 4.0, 6.0, 2.0]));
     assert_eq!(out[0]["id"], f(&[42.0]));
     let cs = "@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(local_invocation_index) li: u32) {

@@ -14,7 +14,24 @@ use rendergen_sim::models::fp32::basic::{self, Cmp};
 /// definition) on special and random operands, including subnormals and NaNs.
 #[test]
 fn folding_equals_the_golden_fp_model() {
-    let special = [0u32, 0x8000_0000, 1, 0x8000_0001, 0x007F_FFFF, 0x0080_0000, 0x3F80_0000, 0xBF80_0000, 0x7F7F_FFFF, 0x7F80_0000, 0xFF80_0000, 0x7FC0_0000, 0x7F80_0001, 0xFFFF_FFFF, 0x3400_0000, 0x0100_0000];
+    let special = [
+        0u32,
+        0x8000_0000,
+        1,
+        0x8000_0001,
+        0x007F_FFFF,
+        0x0080_0000,
+        0x3F80_0000,
+        0xBF80_0000,
+        0x7F7F_FFFF,
+        0x7F80_0000,
+        0xFF80_0000,
+        0x7FC0_0000,
+        0x7F80_0001,
+        0xFFFF_FFFF,
+        0x3400_0000,
+        0x0100_0000,
+    ];
     let mut seed = 0x1234_5678_9ABC_DEF0u64;
     let mut rnd = || {
         seed ^= seed << 13;
@@ -53,7 +70,14 @@ fn folding_equals_the_golden_fp_model() {
         }
     }
     // Not folded: the units' own approximations and roundings.
-    for op in [Opcode::Rcp, Opcode::Sqrt, Opcode::Exp2, Opcode::Sin, Opcode::Floor, Opcode::F2i] {
+    for op in [
+        Opcode::Rcp,
+        Opcode::Sqrt,
+        Opcode::Exp2,
+        Opcode::Sin,
+        Opcode::Floor,
+        Opcode::F2i,
+    ] {
         assert_eq!(eval(op, &[0x3F80_0000]), None);
     }
 }
@@ -72,10 +96,21 @@ void main() {
     o = vec4(v, float(n << 2));
 }";
     let c = build(src, frag(), true);
-    let ops: Vec<&str> = c.asm.lines().map(|l| l.split_whitespace().next().unwrap()).collect();
-    assert!(ops.iter().all(|o| ["movi", "export", "end"].contains(o)), "{}", c.asm);
+    let ops: Vec<&str> = c
+        .asm
+        .lines()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert!(
+        ops.iter().all(|o| ["movi", "export", "end"].contains(o)),
+        "{}",
+        c.asm
+    );
     let out = exec(&c, &[vec![]], &[]);
-    assert_eq!(out[0]["o"], f(&[(1.5f32 * 4.0 + 0.25) * 2.0, 4.0, 6.0, 12.0]));
+    assert_eq!(
+        out[0]["o"],
+        f(&[(1.5f32 * 4.0 + 0.25) * 2.0, 4.0, 6.0, 12.0])
+    );
 }
 
 /// GLSL contracts a·b + c into one fma (one rounding); WGSL by default does not.
@@ -117,7 +152,12 @@ void main() {
     let count = |s: &str, m: &str| s.lines().filter(|l| l.starts_with(m)).count();
     assert_eq!(count(&opt.asm, "sin"), 0, "{}", opt.asm);
     assert_eq!(count(&plain.asm, "sin"), 1);
-    assert_eq!(count(&opt.asm, "fmul") + count(&opt.asm, "ffma"), 1, "{}", opt.asm);
+    assert_eq!(
+        count(&opt.asm, "fmul") + count(&opt.asm, "ffma"),
+        1,
+        "{}",
+        opt.asm
+    );
     let inv = vec![vec![("p", f(&[1.25, -3.0]))]];
     let a = 1.25f32.mul_add(-3.0, 1.0);
     assert_eq!(exec(&opt, &inv, &[])[0]["o"], f(&[a + a + a]));
@@ -126,7 +166,13 @@ void main() {
 fn examples() -> Vec<(String, String, Lang)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../gen/shader/examples");
     let mut v = Vec::new();
-    for name in ["gradient.frag", "loops.frag", "transform.vert", "shade.wgsl", "blur.comp"] {
+    for name in [
+        "gradient.frag",
+        "loops.frag",
+        "transform.vert",
+        "shade.wgsl",
+        "blur.comp",
+    ] {
         let src = std::fs::read_to_string(format!("{dir}/{name}")).unwrap();
         let lang = match name.rsplit('.').next().unwrap() {
             "vert" => Lang::Glsl(ShaderStage::Vertex),
@@ -157,7 +203,14 @@ fn figures() {
         let s = &opt.stats;
         println!(
             "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {ms:.2} |",
-            s.ir_before, s.ir_after, plain.stats.instructions, s.instructions, s.registers, s.cycles_unscheduled, s.cycles_scheduled, 8 * s.instructions
+            s.ir_before,
+            s.ir_after,
+            plain.stats.instructions,
+            s.instructions,
+            s.registers,
+            s.cycles_unscheduled,
+            s.cycles_scheduled,
+            8 * s.instructions
         );
         assert!(s.instructions <= plain.stats.instructions, "{name}");
         assert!(s.ir_after <= s.ir_before, "{name}");

@@ -44,7 +44,13 @@ pub struct VInst {
 
 impl VInst {
     fn new(op: Opcode, d: Option<Opnd>, srcs: Vec<Opnd>, imm: u32) -> VInst {
-        VInst { op, d, srcs, imm, count: 0 }
+        VInst {
+            op,
+            d,
+            srcs,
+            imm,
+            count: 0,
+        }
     }
 
     /// Whether it is control flow (a scheduling barrier).
@@ -63,7 +69,8 @@ impl VInst {
 
     /// Components it writes.
     pub fn writes(&self) -> Option<(Opnd, usize)> {
-        self.d.map(|d| (d, if self.op == Opcode::Tex { 4 } else { 1 }))
+        self.d
+            .map(|d| (d, if self.op == Opcode::Tex { 4 } else { 1 }))
     }
 }
 
@@ -84,7 +91,10 @@ impl VProg {
         self.sizes.len() as u32 - 1
     }
     fn reg(&mut self) -> Opnd {
-        Opnd { v: self.group(1), k: 0 }
+        Opnd {
+            v: self.group(1),
+            k: 0,
+        }
     }
 }
 
@@ -133,7 +143,6 @@ pub fn generate(p: &Program, regs: usize, schedule: bool) -> Result<Generated, S
 }
 
 struct Select {
-
     v: VProg,
     /// Where each IR value lives.
     at: HashMap<Value, Opnd>,
@@ -149,7 +158,6 @@ struct Select {
 /// Instruction selection onto virtual registers.
 pub fn select(p: &Program, remat: bool) -> VProg {
     let mut s = Select {
-
         v: VProg::default(),
         at: HashMap::new(),
         consts: HashMap::new(),
@@ -158,7 +166,11 @@ pub fn select(p: &Program, remat: bool) -> VProg {
         loops: Vec::new(),
     };
     crate::ir::walk(&p.body, &mut |st| {
-        if let Stmt::Def { dst, op: Op::Const(w) } = st {
+        if let Stmt::Def {
+            dst,
+            op: Op::Const(w),
+        } = st
+        {
             s.consts.insert(*dst, *w);
         }
     });
@@ -218,7 +230,10 @@ impl Select {
     fn parallel_copy(&mut self, dsts: &[Opnd], srcs: &[Value]) {
         let clash = srcs.iter().enumerate().any(|(i, x)| {
             !self.consts.contains_key(x)
-                && dsts.iter().enumerate().any(|(j, d)| j != i && self.at.get(x) == Some(d))
+                && dsts
+                    .iter()
+                    .enumerate()
+                    .any(|(j, d)| j != i && self.at.get(x) == Some(d))
         });
         if clash {
             let temps: Vec<Opnd> = srcs
@@ -242,10 +257,16 @@ impl Select {
     /// The values in consecutive components of one group (for `tex` and `export`): reuse the
     /// group if they already are, else copy them into a new one.
     fn consecutive(&mut self, xs: &[Value]) -> Opnd {
-        let ops: Vec<Option<Opnd>> = xs.iter().map(|x| (!self.consts.contains_key(x)).then(|| self.at[x])).collect();
+        let ops: Vec<Option<Opnd>> = xs
+            .iter()
+            .map(|x| (!self.consts.contains_key(x)).then(|| self.at[x]))
+            .collect();
         if let Some(Some(first)) = ops.first() {
             let ok = ops.iter().enumerate().all(|(i, o)| {
-                *o == Some(Opnd { v: first.v, k: first.k + i as u8 })
+                *o == Some(Opnd {
+                    v: first.v,
+                    k: first.k + i as u8,
+                })
             }) && !self.v.fixed.contains_key(&first.v);
             if ok {
                 return *first;
@@ -267,13 +288,22 @@ impl Select {
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Def { dst, op } => self.def(*dst, op),
-            Stmt::Tex { dst, sampler, coord } => {
+            Stmt::Tex {
+                dst,
+                sampler,
+                coord,
+            } => {
                 let c = self.consecutive(coord);
                 let g = self.v.group(4);
                 for (i, d) in dst.iter().enumerate() {
                     self.at.insert(*d, Opnd { v: g, k: i as u8 });
                 }
-                self.emit(VInst::new(Opcode::Tex, Some(Opnd { v: g, k: 0 }), vec![c], *sampler));
+                self.emit(VInst::new(
+                    Opcode::Tex,
+                    Some(Opnd { v: g, k: 0 }),
+                    vec![c],
+                    *sampler,
+                ));
             }
             Stmt::Export { loc, values } => {
                 let a = self.consecutive(values);
@@ -281,7 +311,12 @@ impl Select {
                 i.count = values.len() as u8;
                 self.emit(i);
             }
-            Stmt::If { cond, then, els, phis } => {
+            Stmt::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => {
                 let c = self.reg(*cond);
                 let dsts: Vec<Opnd> = phis.iter().map(|_| self.v.reg()).collect();
                 self.emit(VInst::new(Opcode::If, None, vec![c], 0));
@@ -299,7 +334,13 @@ impl Select {
                     self.at.insert(p.dst, d);
                 }
             }
-            Stmt::Loop { params, init, body, next, results } => {
+            Stmt::Loop {
+                params,
+                init,
+                body,
+                next,
+                results,
+            } => {
                 let ps: Vec<Opnd> = params.iter().map(|_| self.v.reg()).collect();
                 let rs: Vec<Opnd> = results.iter().map(|_| self.v.reg()).collect();
                 self.parallel_copy(&ps, init);
@@ -381,7 +422,10 @@ impl Select {
         let (a, b) = (args[0], args[1]);
         let ca = self.consts.get(&a).copied();
         let cb = self.consts.get(&b).copied();
-        let commutative = matches!(code, O::Fadd | O::Fmul | O::Iadd | O::Imul | O::And | O::Or | O::Xor);
+        let commutative = matches!(
+            code,
+            O::Fadd | O::Fmul | O::Iadd | O::Imul | O::And | O::Or | O::Xor
+        );
         let (x, k) = match (ca, cb) {
             (_, Some(k)) => (a, k),
             (Some(k), None) if commutative => (b, k),
@@ -454,7 +498,11 @@ fn encode(v: &VProg, assign: &[u8]) -> Result<(Vec<u64>, usize), String> {
     let ctl: Vec<Control> = insts
         .iter()
         .enumerate()
-        .map(|(pc, i)| Control { op: Some(i.op), pc: pc as u32, line: pc + 1 })
+        .map(|(pc, i)| Control {
+            op: Some(i.op),
+            pc: pc as u32,
+            line: pc + 1,
+        })
         .collect();
     let (targets, errors) = resolve(&ctl);
     if let Some((_, e)) = errors.first() {

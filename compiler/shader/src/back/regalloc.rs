@@ -65,12 +65,16 @@ pub fn allocate(v: &VProg, regs: usize) -> Result<Vec<u8>, String> {
             continue;
         }
         if r as usize >= regs {
-            return Err(format!("the program reads launch register r{r}, beyond the core's {regs} registers"));
+            return Err(format!(
+                "the program reads launch register r{r}, beyond the core's {regs} registers"
+            ));
         }
         assign[g as usize] = r;
         busy_until[r as usize] = Some(end[g as usize]);
     }
-    let mut order: Vec<usize> = (0..n).filter(|&g| start[g] != usize::MAX && !v.fixed.contains_key(&(g as u32))).collect();
+    let mut order: Vec<usize> = (0..n)
+        .filter(|&g| start[g] != usize::MAX && !v.fixed.contains_key(&(g as u32)))
+        .collect();
     order.sort_by_key(|&g| (start[g], g));
     let mut peak = 0;
     for g in order {
@@ -78,7 +82,10 @@ pub fn allocate(v: &VProg, regs: usize) -> Result<Vec<u8>, String> {
         let free = |r: usize| busy_until[r].is_none_or(|e| e < start[g]);
         let base = (0..=regs.saturating_sub(size)).find(|&b| (b..b + size).all(free));
         let Some(b) = base else {
-            let live = busy_until.iter().filter(|e| e.is_some_and(|e| e >= start[g])).count();
+            let live = busy_until
+                .iter()
+                .filter(|e| e.is_some_and(|e| e >= start[g]))
+                .count();
             return Err(format!(
                 "the program needs more than the core's {regs} registers per lane ({live} live at one point); simplify the shader"
             ));

@@ -12,7 +12,9 @@ use rendergen_shader_isa::Unit;
 use std::collections::HashMap;
 
 fn comps(r: Option<(Opnd, usize)>) -> Vec<(u32, u8)> {
-    r.map_or(vec![], |(o, n)| (0..n as u8).map(|k| (o.v, o.k + k)).collect())
+    r.map_or(vec![], |(o, n)| {
+        (0..n as u8).map(|k| (o.v, o.k + k)).collect()
+    })
 }
 
 fn reads(i: &VInst) -> Vec<(u32, u8)> {
@@ -26,7 +28,10 @@ pub fn estimate(insts: &[VInst]) -> u64 {
     let mut t = 0u64;
     let mut done = 0u64;
     for i in insts {
-        let issue = reads(i).iter().filter_map(|c| ready.get(c)).fold(t, |a, &b| a.max(b));
+        let issue = reads(i)
+            .iter()
+            .filter_map(|c| ready.get(c))
+            .fold(t, |a, &b| a.max(b));
         t = issue + 1;
         let lat = latency(i.op) as u64;
         for c in comps(i.writes()) {
@@ -73,7 +78,8 @@ fn schedule_region(region: &mut [VInst]) {
     }
     let mut height = vec![0u32; n];
     for i in (0..n).rev() {
-        height[i] = latency(region[i].op) + succs[i].iter().map(|&(j, _)| height[j]).max().unwrap_or(0);
+        height[i] =
+            latency(region[i].op) + succs[i].iter().map(|&(j, _)| height[j]).max().unwrap_or(0);
     }
     let mut issued_at: Vec<Option<u64>> = vec![None; n];
     let mut order = Vec::with_capacity(n);
@@ -84,7 +90,10 @@ fn schedule_region(region: &mut [VInst]) {
             if issued_at[j].is_some() || preds[j].iter().any(|&(i, _)| issued_at[i].is_none()) {
                 continue;
             }
-            let earliest = preds[j].iter().map(|&(i, d)| issued_at[i].unwrap() + d as u64).fold(t, u64::max);
+            let earliest = preds[j]
+                .iter()
+                .map(|&(i, d)| issued_at[i].unwrap() + d as u64)
+                .fold(t, u64::max);
             let better = match best {
                 None => true,
                 Some((e, h, _)) => earliest < e || (earliest == e && height[j] > h),

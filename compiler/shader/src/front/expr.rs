@@ -25,7 +25,11 @@ impl<'m> Lower<'m> {
     }
 
     /// An expression's leaves (loads through pointers are not implicit in naga).
-    pub(crate) fn expr_leaves(&mut self, ctx: &mut FnCtx<'m>, h: Handle<Expression>) -> Result<Vec<Value>, CompileError> {
+    pub(crate) fn expr_leaves(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        h: Handle<Expression>,
+    ) -> Result<Vec<Value>, CompileError> {
         match self.expr(ctx, h)? {
             Val::Leaves(v) => Ok(v),
             _ => Err(self.unsupported("a pointer or handle used as a value", self.span(ctx, h))),
@@ -37,7 +41,11 @@ impl<'m> Lower<'m> {
     }
 
     /// Lowers (once) an expression.
-    pub(crate) fn expr(&mut self, ctx: &mut FnCtx<'m>, h: Handle<Expression>) -> Result<Val, CompileError> {
+    pub(crate) fn expr(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        h: Handle<Expression>,
+    ) -> Result<Val, CompileError> {
         if let Some(v) = ctx.cache.get(&h) {
             return Ok(v.clone());
         }
@@ -46,7 +54,11 @@ impl<'m> Lower<'m> {
         Ok(v)
     }
 
-    fn expr_uncached(&mut self, ctx: &mut FnCtx<'m>, h: Handle<Expression>) -> Result<Val, CompileError> {
+    fn expr_uncached(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        h: Handle<Expression>,
+    ) -> Result<Val, CompileError> {
         let span = self.span(ctx, h);
         let e = &ctx.fun.expressions[h];
         let leaves = |v: Vec<Value>| Ok(Val::Leaves(v));
@@ -71,9 +83,18 @@ impl<'m> Lower<'m> {
                 let x = self.expr_leaves(ctx, *value)?;
                 leaves(x.repeat(*size as usize))
             }
-            Expression::Swizzle { size, vector, pattern } => {
+            Expression::Swizzle {
+                size,
+                vector,
+                pattern,
+            } => {
                 let x = self.expr_leaves(ctx, *vector)?;
-                leaves(pattern[..*size as usize].iter().map(|&c| x[c as usize]).collect())
+                leaves(
+                    pattern[..*size as usize]
+                        .iter()
+                        .map(|&c| x[c as usize])
+                        .collect(),
+                )
             }
             Expression::FunctionArgument(i) => Ok(ctx.args[*i as usize].clone()),
             Expression::CallResult(_) => Err(self.unsupported("call result before its call", span)),
@@ -96,10 +117,14 @@ impl<'m> Lower<'m> {
                         dynamic: None,
                     })),
                     naga::AddressSpace::Handle => match self.module.types[gv.ty].inner {
-                        TypeInner::Image { .. } => Ok(Val::Image(gv.binding.as_ref().map_or(0, |b| b.binding))),
+                        TypeInner::Image { .. } => {
+                            Ok(Val::Image(gv.binding.as_ref().map_or(0, |b| b.binding)))
+                        }
                         _ => Ok(Val::Sampler),
                     },
-                    other => Err(self.unsupported(format!("global in address space {other:?}"), span)),
+                    other => {
+                        Err(self.unsupported(format!("global in address space {other:?}"), span))
+                    }
                 }
             }
             Expression::Load { pointer } => {
@@ -125,7 +150,8 @@ impl<'m> Lower<'m> {
                             let z = self.konst(0, ty);
                             self.alu(Opcode::Isub, &[z, a], ty)
                         }
-                        (naga::UnaryOperator::LogicalNot, _) | (naga::UnaryOperator::BitwiseNot, Ty::Bool) => {
+                        (naga::UnaryOperator::LogicalNot, _)
+                        | (naga::UnaryOperator::BitwiseNot, Ty::Bool) => {
                             let one = self.konst(1, Ty::Bool);
                             self.alu(Opcode::Xor, &[a, one], Ty::Bool)
                         }
@@ -138,7 +164,11 @@ impl<'m> Lower<'m> {
                 let v = self.binary(ctx, *op, *left, *right, span)?;
                 leaves(v)
             }
-            Expression::Select { condition, accept, reject } => {
+            Expression::Select {
+                condition,
+                accept,
+                reject,
+            } => {
                 let c = self.expr_leaves(ctx, *condition)?;
                 let a = self.expr_leaves(ctx, *accept)?;
                 let r = self.expr_leaves(ctx, *reject)?;
@@ -151,7 +181,11 @@ impl<'m> Lower<'m> {
             Expression::Derivative { axis, ctrl, expr } => {
                 let x = self.expr_leaves(ctx, *expr)?;
                 let fine = matches!(ctrl, naga::DerivativeControl::Fine);
-                let (dx, dy) = if fine { (Opcode::Ddxf, Opcode::Ddyf) } else { (Opcode::Ddxc, Opcode::Ddyc) };
+                let (dx, dy) = if fine {
+                    (Opcode::Ddxf, Opcode::Ddyf)
+                } else {
+                    (Opcode::Ddxc, Opcode::Ddyc)
+                };
                 let out = x
                     .into_iter()
                     .map(|a| match axis {
@@ -173,7 +207,10 @@ impl<'m> Lower<'m> {
                 let out = match fun {
                     naga::RelationalFunction::All => vec![self.reduce(Opcode::And, &x, Ty::Bool)],
                     naga::RelationalFunction::Any => vec![self.reduce(Opcode::Or, &x, Ty::Bool)],
-                    naga::RelationalFunction::IsNan => x.iter().map(|&a| self.alu(Opcode::Fne, &[a, a], Ty::Bool)).collect(),
+                    naga::RelationalFunction::IsNan => x
+                        .iter()
+                        .map(|&a| self.alu(Opcode::Fne, &[a, a], Ty::Bool))
+                        .collect(),
                     naga::RelationalFunction::IsInf => {
                         let inf = self.fconst(f32::INFINITY);
                         x.iter()
@@ -186,11 +223,21 @@ impl<'m> Lower<'m> {
                 };
                 leaves(out)
             }
-            Expression::Math { fun, arg, arg1, arg2, .. } => {
+            Expression::Math {
+                fun,
+                arg,
+                arg1,
+                arg2,
+                ..
+            } => {
                 let v = self.math(ctx, *fun, *arg, *arg1, *arg2, span)?;
                 leaves(v)
             }
-            Expression::As { expr, kind, convert } => {
+            Expression::As {
+                expr,
+                kind,
+                convert,
+            } => {
                 let from = self.kind(ctx, *expr);
                 let x = self.expr_leaves(ctx, *expr)?;
                 let to = match (kind, convert) {
@@ -206,14 +253,40 @@ impl<'m> Lower<'m> {
                 let out = x.into_iter().map(|a| self.convert(a, from, to)).collect();
                 leaves(out)
             }
-            Expression::ImageSample { image, coordinate, array_index, offset, level, depth_ref, gather, .. } => {
-                if gather.is_some() || depth_ref.is_some() || array_index.is_some() || offset.is_some() {
-                    return Err(self.unsupported("texture gather, depth comparison, array or offset sampling", span));
+            Expression::ImageSample {
+                image,
+                coordinate,
+                array_index,
+                offset,
+                level,
+                depth_ref,
+                gather,
+                ..
+            } => {
+                if gather.is_some()
+                    || depth_ref.is_some()
+                    || array_index.is_some()
+                    || offset.is_some()
+                {
+                    return Err(self.unsupported(
+                        "texture gather, depth comparison, array or offset sampling",
+                        span,
+                    ));
                 }
                 if !matches!(level, naga::SampleLevel::Auto) {
-                    return Err(self.unsupported("texture sampling with an explicit level, bias or gradient", span));
+                    return Err(self.unsupported(
+                        "texture sampling with an explicit level, bias or gradient",
+                        span,
+                    ));
                 }
-                if !matches!(self.inner(ctx, *image), TypeInner::Image { dim: naga::ImageDimension::D2, class: naga::ImageClass::Sampled { .. }, .. }) {
+                if !matches!(
+                    self.inner(ctx, *image),
+                    TypeInner::Image {
+                        dim: naga::ImageDimension::D2,
+                        class: naga::ImageClass::Sampled { .. },
+                        ..
+                    }
+                ) {
                     return Err(self.unsupported("texture that is not a sampled 2D texture", span));
                 }
                 let Val::Image(sampler) = self.expr(ctx, *image)? else {
@@ -221,12 +294,20 @@ impl<'m> Lower<'m> {
                 };
                 let c = self.expr_leaves(ctx, *coordinate)?;
                 let dst = [0; 4].map(|_| self.prog.new_value(Ty::F32));
-                self.cur.push(Stmt::Tex { dst, sampler, coord: [c[0], c[1]] });
+                self.cur.push(Stmt::Tex {
+                    dst,
+                    sampler,
+                    coord: [c[0], c[1]],
+                });
                 leaves(dst.to_vec())
             }
             other => {
                 let name = format!("{other:?}");
-                let name = name.split([' ', '(', '{']).next().unwrap_or("expression").to_string();
+                let name = name
+                    .split([' ', '(', '{'])
+                    .next()
+                    .unwrap_or("expression")
+                    .to_string();
                 let what = match name.as_str() {
                     "AtomicResult" => "atomic operation".to_string(),
                     n if n.starts_with("Subgroup") => "subgroup operation".to_string(),
@@ -241,11 +322,18 @@ impl<'m> Lower<'m> {
     fn load(&mut self, p: &Ptr, n: u32, span: Span) -> Result<Vec<Value>, CompileError> {
         let read = |l: &mut Self, leaf: u32| -> Result<Value, CompileError> {
             match p.root {
-                Root::Var(k) => l.vars.get(&(k, leaf)).copied().ok_or_else(|| l.unsupported("read of an unknown variable", span)),
+                Root::Var(k) => l
+                    .vars
+                    .get(&(k, leaf))
+                    .copied()
+                    .ok_or_else(|| l.unsupported("read of an unknown variable", span)),
                 Root::Uniform(g) => {
                     let (word, ty) = l.uniform_words[&g][leaf as usize];
                     let v = l.prog.new_value(ty);
-                    l.prelude.push(Stmt::Def { dst: v, op: Op::Uniform(word) });
+                    l.prelude.push(Stmt::Def {
+                        dst: v,
+                        op: Op::Uniform(word),
+                    });
                     Ok(v)
                 }
             }
@@ -271,11 +359,21 @@ impl<'m> Lower<'m> {
     }
 
     /// `base[index]` (constant: `Err(i)`, dynamic: `Ok(value)`), on a pointer or a value.
-    fn access(&mut self, ctx: &mut FnCtx<'m>, base: Handle<Expression>, index: Result<Value, u32>, span: Span) -> Result<Val, CompileError> {
+    fn access(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        base: Handle<Expression>,
+        index: Result<Value, u32>,
+        span: Span,
+    ) -> Result<Val, CompileError> {
         let bt = self.inner(ctx, base);
         let pointee = match bt {
             TypeInner::Pointer { base: t, .. } => &self.module.types[*t].inner,
-            TypeInner::ValuePointer { size: Some(_), scalar, .. } => {
+            TypeInner::ValuePointer {
+                size: Some(_),
+                scalar,
+                ..
+            } => {
                 // A vector behind a pointer: element = one leaf.
                 let _ = scalar;
                 &TypeInner::Scalar(naga::Scalar::F32)
@@ -296,7 +394,11 @@ impl<'m> Lower<'m> {
             TypeInner::Vector { size, .. } => ((0..*size as u32).collect(), 1, *size as u32),
             TypeInner::Matrix { columns, rows, .. } => {
                 let r = *rows as u32;
-                ((0..*columns as u32).map(|c| c * r).collect(), r, *columns as u32)
+                (
+                    (0..*columns as u32).map(|c| c * r).collect(),
+                    r,
+                    *columns as u32,
+                )
             }
             TypeInner::Array { base: t, size, .. } => {
                 let n = match size {
@@ -308,7 +410,12 @@ impl<'m> Lower<'m> {
             }
             TypeInner::Scalar(_) if matches!(bt, TypeInner::ValuePointer { .. }) => {
                 // ValuePointer to a vector: its size.
-                let TypeInner::ValuePointer { size: Some(size), .. } = bt else { unreachable!() };
+                let TypeInner::ValuePointer {
+                    size: Some(size), ..
+                } = bt
+                else {
+                    unreachable!()
+                };
                 ((0..*size as u32).collect(), 1, *size as u32)
             }
             other => return Err(self.unsupported(format!("indexing into {other:?}"), span)),
@@ -319,7 +426,8 @@ impl<'m> Lower<'m> {
                     Err(i) => p.offset += offset_of[i as usize],
                     Ok(v) => {
                         if p.dynamic.is_some() {
-                            return Err(self.unsupported("more than one dynamic index into a variable", span));
+                            return Err(self
+                                .unsupported("more than one dynamic index into a variable", span));
                         }
                         p.dynamic = Some((v, stride, count));
                     }
@@ -327,11 +435,17 @@ impl<'m> Lower<'m> {
                 Ok(Val::Ptr(p))
             }
             Val::Leaves(x) => {
-                let elem = if count == 0 { 0 } else { (x.len() as u32) / count.max(1) };
+                let elem = if count == 0 {
+                    0
+                } else {
+                    (x.len() as u32) / count.max(1)
+                };
                 match index {
                     Err(i) => {
                         let start = offset_of[i as usize] as usize;
-                        let end = offset_of.get(i as usize + 1).map_or(x.len(), |&e| e as usize);
+                        let end = offset_of
+                            .get(i as usize + 1)
+                            .map_or(x.len(), |&e| e as usize);
                         Ok(Val::Leaves(x[start..end].to_vec()))
                     }
                     Ok(v) => {
@@ -388,7 +502,14 @@ impl<'m> Lower<'m> {
     }
 
     /// `a op b` on scalars of type `ty`.
-    fn scalar_binary(&mut self, op: B, ty: Ty, a: Value, b: Value, span: Span) -> Result<Value, CompileError> {
+    fn scalar_binary(
+        &mut self,
+        op: B,
+        ty: Ty,
+        a: Value,
+        b: Value,
+        span: Span,
+    ) -> Result<Value, CompileError> {
         use Opcode as O;
         let f = ty == Ty::F32;
         let (code, swap, out) = match op {
@@ -407,13 +528,55 @@ impl<'m> Lower<'m> {
                 let bt = self.alu(O::Fmul, &[b, t], ty);
                 return Ok(self.alu(O::Fsub, &[a, bt], ty));
             }
-            B::Divide | B::Modulo => return Err(self.unsupported("integer division or remainder", span)),
+            B::Divide | B::Modulo => {
+                return Err(self.unsupported("integer division or remainder", span))
+            }
             B::Equal => (if f { O::Feq } else { O::Ieq }, false, Ty::Bool),
             B::NotEqual => (if f { O::Fne } else { O::Ine }, false, Ty::Bool),
-            B::Less => (if f { O::Flt } else if ty == Ty::U32 { O::Ult } else { O::Ilt }, false, Ty::Bool),
-            B::LessEqual => (if f { O::Fle } else if ty == Ty::U32 { O::Ule } else { O::Ile }, false, Ty::Bool),
-            B::Greater => (if f { O::Fgt } else if ty == Ty::U32 { O::Ult } else { O::Ilt }, !f, Ty::Bool),
-            B::GreaterEqual => (if f { O::Fge } else if ty == Ty::U32 { O::Ule } else { O::Ile }, !f, Ty::Bool),
+            B::Less => (
+                if f {
+                    O::Flt
+                } else if ty == Ty::U32 {
+                    O::Ult
+                } else {
+                    O::Ilt
+                },
+                false,
+                Ty::Bool,
+            ),
+            B::LessEqual => (
+                if f {
+                    O::Fle
+                } else if ty == Ty::U32 {
+                    O::Ule
+                } else {
+                    O::Ile
+                },
+                false,
+                Ty::Bool,
+            ),
+            B::Greater => (
+                if f {
+                    O::Fgt
+                } else if ty == Ty::U32 {
+                    O::Ult
+                } else {
+                    O::Ilt
+                },
+                !f,
+                Ty::Bool,
+            ),
+            B::GreaterEqual => (
+                if f {
+                    O::Fge
+                } else if ty == Ty::U32 {
+                    O::Ule
+                } else {
+                    O::Ile
+                },
+                !f,
+                Ty::Bool,
+            ),
             B::And | B::LogicalAnd => (O::And, false, ty),
             B::InclusiveOr | B::LogicalOr => (O::Or, false, ty),
             B::ExclusiveOr => (O::Xor, false, ty),
@@ -424,7 +587,14 @@ impl<'m> Lower<'m> {
         Ok(self.alu(code, &args, out))
     }
 
-    fn binary(&mut self, ctx: &mut FnCtx<'m>, op: B, left: Handle<Expression>, right: Handle<Expression>, span: Span) -> Result<Vec<Value>, CompileError> {
+    fn binary(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        op: B,
+        left: Handle<Expression>,
+        right: Handle<Expression>,
+        span: Span,
+    ) -> Result<Vec<Value>, CompileError> {
         let ty = self.kind(ctx, left);
         let (lt, rt) = (self.inner(ctx, left), self.inner(ctx, right));
         let a = self.expr_leaves(ctx, left)?;
@@ -433,13 +603,22 @@ impl<'m> Lower<'m> {
             match (lt, rt) {
                 (TypeInner::Matrix { columns, rows, .. }, TypeInner::Vector { .. }) => {
                     let (c, r) = (*columns as usize, *rows as usize);
-                    return Ok((0..r).map(|j| self.dot((0..c).map(|k| (a[k * r + j], b[k])).collect())).collect());
+                    return Ok((0..r)
+                        .map(|j| self.dot((0..c).map(|k| (a[k * r + j], b[k])).collect()))
+                        .collect());
                 }
                 (TypeInner::Vector { .. }, TypeInner::Matrix { columns, rows, .. }) => {
                     let (c, r) = (*columns as usize, *rows as usize);
-                    return Ok((0..c).map(|k| self.dot((0..r).map(|j| (a[j], b[k * r + j])).collect())).collect());
+                    return Ok((0..c)
+                        .map(|k| self.dot((0..r).map(|j| (a[j], b[k * r + j])).collect()))
+                        .collect());
                 }
-                (TypeInner::Matrix { columns: kc, rows, .. }, TypeInner::Matrix { columns, .. }) => {
+                (
+                    TypeInner::Matrix {
+                        columns: kc, rows, ..
+                    },
+                    TypeInner::Matrix { columns, .. },
+                ) => {
                     let (k, r, c) = (*kc as usize, *rows as usize, *columns as usize);
                     let mut out = Vec::new();
                     for col in 0..c {
@@ -503,7 +682,9 @@ impl<'m> Lower<'m> {
         };
         let n = x.len();
         let at = |v: &Vec<Value>, i: usize| v[if v.len() == 1 { 0 } else { i }];
-        let each = |l: &mut Self, f: &mut dyn FnMut(&mut Self, usize) -> Value| -> Vec<Value> { (0..n).map(|i| f(l, i)).collect() };
+        let each = |l: &mut Self, f: &mut dyn FnMut(&mut Self, usize) -> Value| -> Vec<Value> {
+            (0..n).map(|i| f(l, i)).collect()
+        };
         let int = ty != Ty::F32;
         Ok(match fun {
             M::Abs if !int => each(self, &mut |l, i| l.f1(O::Fabs, x[i])),
@@ -523,7 +704,11 @@ impl<'m> Lower<'m> {
                 each(self, &mut |l, i| {
                     let (a, b) = (x[i], at(&y, i));
                     let c = l.alu(lt, &[a, b], Ty::Bool);
-                    if fun == M::Min { l.alu(O::Sel, &[c, a, b], ty) } else { l.alu(O::Sel, &[c, b, a], ty) }
+                    if fun == M::Min {
+                        l.alu(O::Sel, &[c, a, b], ty)
+                    } else {
+                        l.alu(O::Sel, &[c, b, a], ty)
+                    }
                 })
             }
             M::Clamp if !int => each(self, &mut |l, i| {
@@ -568,7 +753,11 @@ impl<'m> Lower<'m> {
             M::Fract => each(self, &mut |l, i| l.f1(O::Fract, x[i])),
             M::Round => each(self, &mut |l, i| l.f1(O::Rndeven, x[i])),
             M::Radians | M::Degrees => {
-                let k = if fun == M::Radians { std::f32::consts::PI / 180.0 } else { 180.0 / std::f32::consts::PI };
+                let k = if fun == M::Radians {
+                    std::f32::consts::PI / 180.0
+                } else {
+                    180.0 / std::f32::consts::PI
+                };
                 each(self, &mut |l, i| {
                     let k = l.fconst(k);
                     l.f2(O::Fmul, x[i], k)
@@ -581,7 +770,9 @@ impl<'m> Lower<'m> {
                 let s = l.alu(O::Sel, &[lt, mone, zero], Ty::F32);
                 l.alu(O::Sel, &[gt, one, s], Ty::F32)
             }),
-            M::Fma => each(self, &mut |l, i| l.alu(O::Ffma, &[x[i], at(&y, i), at(&z, i)], Ty::F32)),
+            M::Fma => each(self, &mut |l, i| {
+                l.alu(O::Ffma, &[x[i], at(&y, i), at(&z, i)], Ty::F32)
+            }),
             M::Mix => each(self, &mut |l, i| {
                 // a + (b − a)·t
                 let d = l.f2(O::Fsub, at(&y, i), x[i]);
@@ -604,7 +795,12 @@ impl<'m> Lower<'m> {
                 (0..n)
                     .map(|i| {
                         let (e0, e1, v) = (at(&x, i), at(&y, i), at(&z, i));
-                        let (zero, one, two, three) = (self.fconst(0.0), self.fconst(1.0), self.fconst(2.0), self.fconst(3.0));
+                        let (zero, one, two, three) = (
+                            self.fconst(0.0),
+                            self.fconst(1.0),
+                            self.fconst(2.0),
+                            self.fconst(3.0),
+                        );
                         let num = self.f2(O::Fsub, v, e0);
                         let den = self.f2(O::Fsub, e1, e0);
                         let r = self.f1(O::Rcp, den);
@@ -636,7 +832,11 @@ impl<'m> Lower<'m> {
                 vec![c(self, 1, 2), c(self, 2, 0), c(self, 0, 1)]
             }
             M::Length | M::Distance => {
-                let v: Vec<Value> = if fun == M::Distance { (0..n).map(|i| self.f2(O::Fsub, x[i], y[i])).collect() } else { x.clone() };
+                let v: Vec<Value> = if fun == M::Distance {
+                    (0..n).map(|i| self.f2(O::Fsub, x[i], y[i])).collect()
+                } else {
+                    x.clone()
+                };
                 if v.len() == 1 {
                     vec![self.f1(O::Fabs, v[0])]
                 } else {
@@ -662,7 +862,9 @@ impl<'m> Lower<'m> {
                     .collect()
             }
             M::Transpose => {
-                let TypeInner::Matrix { columns, rows, .. } = self.inner(ctx, arg) else { unreachable!() };
+                let TypeInner::Matrix { columns, rows, .. } = self.inner(ctx, arg) else {
+                    unreachable!()
+                };
                 let (c, r) = (*columns as usize, *rows as usize);
                 let mut out = Vec::new();
                 for j in 0..r {

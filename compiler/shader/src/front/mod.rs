@@ -18,18 +18,32 @@ use naga::{Block, Expression, Handle, Module, ShaderStage, Span, Statement, Type
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Parses and validates `src`.
-pub fn parse(src: &str, path: &str, lang: Lang) -> Result<(Module, naga::valid::ModuleInfo), CompileError> {
+pub fn parse(
+    src: &str,
+    path: &str,
+    lang: Lang,
+) -> Result<(Module, naga::valid::ModuleInfo), CompileError> {
     let module = match lang {
         Lang::Glsl(stage) => {
             let mut f = naga::front::glsl::Frontend::default();
             f.parse(&naga::front::glsl::Options::from(stage), src)
                 .map_err(|e| {
                     let loc = e.errors.first().map(|x| x.meta.location(src));
-                    CompileError::at(path, loc, first_line(&e.emit_to_string_with_path(src, path)), e.emit_to_string_with_path(src, path))
+                    CompileError::at(
+                        path,
+                        loc,
+                        first_line(&e.emit_to_string_with_path(src, path)),
+                        e.emit_to_string_with_path(src, path),
+                    )
                 })?
         }
         Lang::Wgsl => naga::front::wgsl::parse_str(src).map_err(|e| {
-            CompileError::at(path, e.location(src), e.message().to_string(), e.emit_to_string_with_path(src, path))
+            CompileError::at(
+                path,
+                e.location(src),
+                e.message().to_string(),
+                e.emit_to_string_with_path(src, path),
+            )
         })?,
     };
     let info = naga::valid::Validator::new(
@@ -148,6 +162,8 @@ pub(crate) struct Lower<'m> {
     /// How each enclosing naga loop maps `break`/`continue`.
     pub loop_kinds: Vec<LoopKind>,
     pub info: &'m naga::valid::ModuleInfo,
+    /// The span of the statement being lowered (for expressions without one).
+    pub stmt_span: Span,
 }
 
 /// How a naga loop was lowered.
@@ -188,6 +204,7 @@ pub fn lower(
         loop_slots: Vec::new(),
         loop_kinds: Vec::new(),
         info,
+        stmt_span: Span::UNDEFINED,
     };
     l.iface.stage = ep.stage;
     l.iface.entry = ep.name.clone();
@@ -195,7 +212,12 @@ pub fn lower(
     let killed = l.konst(0, Ty::Bool);
     l.vars.insert((VarKey::Killed, 0), killed);
     let args = l.entry_args(&ep.function)?;
-    let ret = l.call(&ep.function, info.get_entry_point(entry), args, Span::UNDEFINED)?;
+    let ret = l.call(
+        &ep.function,
+        info.get_entry_point(entry),
+        args,
+        Span::UNDEFINED,
+    )?;
     l.exports(&ep.function, ret)?;
     let mut body = std::mem::take(&mut l.prelude);
     body.append(&mut l.cur);
@@ -218,6 +240,13 @@ pub(crate) fn scalar_ty(s: naga::Scalar) -> Option<Ty> {
 impl<'m> Lower<'m> {
     /// An error at `span` naming the construct.
     pub fn unsupported(&self, what: impl std::fmt::Display, span: Span) -> CompileError {
+        // naga leaves some expressions (GLSL built-in calls) without a span: use the
+        // statement's.
+        let span = if span.is_defined() {
+            span
+        } else {
+            self.stmt_span
+        };
         let loc = span.is_defined().then(|| span.location(self.src));
         let msg = format!("unsupported by the shader core: {what}");
         CompileError::at(self.path, loc, msg.clone(), String::new())
@@ -227,11 +256,20 @@ impl<'m> Lower<'m> {
     pub fn leaves(&self, inner: &TypeInner, span: Span) -> Result<Vec<Ty>, CompileError> {
         let bad = |what: &str| self.unsupported(what, span);
         Ok(match inner {
-            TypeInner::Scalar(s) => vec![scalar_ty(*s).ok_or_else(|| bad("64-bit or 16-bit scalar"))?],
-            TypeInner::Vector { size, scalar } => {
-                vec![scalar_ty(*scalar).ok_or_else(|| bad("64-bit or 16-bit vector"))?; *size as usize]
+            TypeInner::Scalar(s) => {
+                vec![scalar_ty(*s).ok_or_else(|| bad("64-bit or 16-bit scalar"))?]
             }
-            TypeInner::Matrix { columns, rows, scalar } => vec![
+            TypeInner::Vector { size, scalar } => {
+                vec![
+                    scalar_ty(*scalar).ok_or_else(|| bad("64-bit or 16-bit vector"))?;
+                    *size as usize
+                ]
+            }
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } => vec![
                 scalar_ty(*scalar).ok_or_else(|| bad("16-bit matrix"))?;
                 *columns as usize * *rows as usize
             ],
@@ -261,15 +299,26 @@ impl<'m> Lower<'m> {
     }
 
     /// Byte offsets (std140 / WGSL uniform layout, as naga records them) of a type's leaves.
-    fn uniform_layout(&self, ty: Handle<naga::Type>, base: u32, out: &mut Vec<(u32, Ty)>, span: Span) -> Result<(), CompileError> {
+    fn uniform_layout(
+        &self,
+        ty: Handle<naga::Type>,
+        base: u32,
+        out: &mut Vec<(u32, Ty)>,
+        span: Span,
+    ) -> Result<(), CompileError> {
         match &self.module.types[ty].inner {
             TypeInner::Scalar(_) | TypeInner::Vector { .. } => {
                 for (i, t) in self.leaves_of(ty, span)?.into_iter().enumerate() {
                     out.push((base + 4 * i as u32, t));
                 }
             }
-            TypeInner::Matrix { columns, rows, scalar } => {
-                let t = scalar_ty(*scalar).ok_or_else(|| self.unsupported("16-bit matrix", span))?;
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } => {
+                let t =
+                    scalar_ty(*scalar).ok_or_else(|| self.unsupported("16-bit matrix", span))?;
                 let stride = if *rows == naga::VectorSize::Bi { 8 } else { 16 };
                 for c in 0..*columns as u32 {
                     for r in 0..*rows as u32 {
@@ -277,7 +326,11 @@ impl<'m> Lower<'m> {
                     }
                 }
             }
-            TypeInner::Array { base: elem, size, stride } => {
+            TypeInner::Array {
+                base: elem,
+                size,
+                stride,
+            } => {
                 let naga::ArraySize::Constant(n) = size else {
                     return Err(self.unsupported("runtime-sized array", span));
                 };
@@ -308,11 +361,15 @@ impl<'m> Lower<'m> {
                         None => tys.iter().map(|&t| self.konst(0, t)).collect(),
                     };
                     for (i, v) in init.into_iter().enumerate() {
-                        self.vars.insert((VarKey::Private(h.index() as u32), i as u32), v);
+                        self.vars
+                            .insert((VarKey::Private(h.index() as u32), i as u32), v);
                     }
                 }
                 naga::AddressSpace::Uniform => {
-                    let b = g.binding.as_ref().ok_or_else(|| self.unsupported("uniform without a binding", span))?;
+                    let b = g
+                        .binding
+                        .as_ref()
+                        .ok_or_else(|| self.unsupported("uniform without a binding", span))?;
                     if b.group != 0 || b.binding >= abi::UNIFORM_BINDINGS {
                         return Err(self.unsupported(
                             format!("uniform binding (group {}, binding {}): the ABI has group 0, bindings 0..{}", b.group, b.binding, abi::UNIFORM_BINDINGS),
@@ -322,7 +379,10 @@ impl<'m> Lower<'m> {
                     let mut words = Vec::new();
                     self.uniform_layout(g.ty, 0, &mut words, span)?;
                     let base = abi::uniform_word(b.binding, 0);
-                    let words: Vec<(u32, Ty)> = words.into_iter().map(|(off, t)| (base + off / 4, t)).collect();
+                    let words: Vec<(u32, Ty)> = words
+                        .into_iter()
+                        .map(|(off, t)| (base + off / 4, t))
+                        .collect();
                     // Members by name (a block's members, or the variable itself).
                     match &self.module.types[g.ty].inner {
                         TypeInner::Struct { members, .. } => {
@@ -336,13 +396,19 @@ impl<'m> Lower<'m> {
                                 at += n;
                             }
                         }
-                        _ => self.iface.uniforms.push(UniformVar { name, words: words.clone() }),
+                        _ => self.iface.uniforms.push(UniformVar {
+                            name,
+                            words: words.clone(),
+                        }),
                     }
                     self.uniform_words.insert(h.index() as u32, words);
                 }
                 naga::AddressSpace::Handle => {
                     if let TypeInner::Image { .. } = self.module.types[g.ty].inner {
-                        let b = g.binding.as_ref().ok_or_else(|| self.unsupported("texture without a binding", span))?;
+                        let b = g
+                            .binding
+                            .as_ref()
+                            .ok_or_else(|| self.unsupported("texture without a binding", span))?;
                         self.iface.samplers.push((name, b.binding));
                     }
                 }
@@ -353,7 +419,11 @@ impl<'m> Lower<'m> {
                 naga::AddressSpace::WorkGroup => {
                     return Err(self.unsupported(format!("workgroup variable `{name}`"), span))
                 }
-                other => return Err(self.unsupported(format!("address space {other:?} (`{name}`)"), span)),
+                other => {
+                    return Err(
+                        self.unsupported(format!("address space {other:?} (`{name}`)"), span)
+                    )
+                }
             }
         }
         Ok(())
@@ -365,7 +435,10 @@ impl<'m> Lower<'m> {
             return v;
         }
         let v = self.prog.new_value(ty);
-        self.prelude.push(Stmt::Def { dst: v, op: Op::Const(word) });
+        self.prelude.push(Stmt::Def {
+            dst: v,
+            op: Op::Const(word),
+        });
         self.consts.insert((word, ty), v);
         v
     }
@@ -385,7 +458,10 @@ impl<'m> Lower<'m> {
     /// A launch register's word (hoisted).
     fn input(&mut self, reg: u8, ty: Ty) -> Value {
         let v = self.prog.new_value(ty);
-        self.prelude.push(Stmt::Def { dst: v, op: Op::Input(reg) });
+        self.prelude.push(Stmt::Def {
+            dst: v,
+            op: Op::Input(reg),
+        });
         v
     }
 
@@ -399,10 +475,15 @@ impl<'m> Lower<'m> {
                 Some(b) => leaves.extend(self.bound_input(b, a.ty, &name)?),
                 None => {
                     let TypeInner::Struct { members, .. } = &self.module.types[a.ty].inner else {
-                        return Err(self.unsupported(format!("entry argument `{name}` without a binding"), Span::UNDEFINED));
+                        return Err(self.unsupported(
+                            format!("entry argument `{name}` without a binding"),
+                            Span::UNDEFINED,
+                        ));
                     };
                     for m in members {
-                        let b = m.binding.as_ref().ok_or_else(|| self.unsupported("input member without a binding", Span::UNDEFINED))?;
+                        let b = m.binding.as_ref().ok_or_else(|| {
+                            self.unsupported("input member without a binding", Span::UNDEFINED)
+                        })?;
                         let n = m.name.clone().unwrap_or_default();
                         leaves.extend(self.bound_input(b, m.ty, &n)?);
                     }
@@ -413,22 +494,51 @@ impl<'m> Lower<'m> {
         Ok(args)
     }
 
-    fn bound_input(&mut self, b: &naga::Binding, ty: Handle<naga::Type>, name: &str) -> Result<Vec<Value>, CompileError> {
+    fn bound_input(
+        &mut self,
+        b: &naga::Binding,
+        ty: Handle<naga::Type>,
+        name: &str,
+    ) -> Result<Vec<Value>, CompileError> {
         let tys = self.leaves_of(ty, Span::UNDEFINED)?;
         let base = match b {
             naga::Binding::Location { location, .. } => abi::input_register(*location, tys.len())
-                .ok_or_else(|| self.unsupported(format!("input `{name}` at location {location} (the ABI has 0..={})", abi::MAX_INPUT_LOCATION), Span::UNDEFINED))?,
-            naga::Binding::BuiltIn(bi) => abi::builtin_register(self.stage, *bi)
-                .ok_or_else(|| self.unsupported(format!("built-in {bi:?} (`{name}`) in a {:?} shader", self.stage), Span::UNDEFINED))?,
+                .ok_or_else(|| {
+                self.unsupported(
+                    format!(
+                        "input `{name}` at location {location} (the ABI has 0..={})",
+                        abi::MAX_INPUT_LOCATION
+                    ),
+                    Span::UNDEFINED,
+                )
+            })?,
+            naga::Binding::BuiltIn(bi) => {
+                abi::builtin_register(self.stage, *bi).ok_or_else(|| {
+                    self.unsupported(
+                        format!("built-in {bi:?} (`{name}`) in a {:?} shader", self.stage),
+                        Span::UNDEFINED,
+                    )
+                })?
+            }
         };
-        let leaves: Vec<Value> = tys.iter().enumerate().map(|(i, &t)| self.input(base + i as u8, t)).collect();
-        self.iface.inputs.push(IoVar { name: name.to_string(), slot: base as u32, tys });
+        let leaves: Vec<Value> = tys
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| self.input(base + i as u8, t))
+            .collect();
+        self.iface.inputs.push(IoVar {
+            name: name.to_string(),
+            slot: base as u32,
+            tys,
+        });
         Ok(leaves)
     }
 
     /// The entry point's result as exports (skipped by discarded lanes).
     fn exports(&mut self, fun: &naga::Function, ret: Vec<Value>) -> Result<(), CompileError> {
-        let Some(res) = &fun.result else { return Ok(()) };
+        let Some(res) = &fun.result else {
+            return Ok(());
+        };
         let mut outs: Vec<(Option<naga::Binding>, Handle<naga::Type>, String)> = Vec::new();
         match &res.binding {
             Some(b) => outs.push((Some(b.clone()), res.ty, "out".into())),
@@ -451,21 +561,46 @@ impl<'m> Lower<'m> {
                 Some(naga::Binding::BuiltIn(bi)) => match abi::builtin_export(bi) {
                     Some(l) => l,
                     None if matches!(bi, naga::BuiltIn::PointSize) => continue,
-                    None => return Err(self.unsupported(format!("output built-in {bi:?} (`{name}`)"), Span::UNDEFINED)),
+                    None => {
+                        return Err(self.unsupported(
+                            format!("output built-in {bi:?} (`{name}`)"),
+                            Span::UNDEFINED,
+                        ))
+                    }
                 },
-                None => return Err(self.unsupported(format!("output `{name}` without a binding"), Span::UNDEFINED)),
+                None => {
+                    return Err(self.unsupported(
+                        format!("output `{name}` without a binding"),
+                        Span::UNDEFINED,
+                    ))
+                }
             };
             if values.len() > 4 {
-                return Err(self.unsupported(format!("output `{name}` of {} words (at most 4)", values.len()), Span::UNDEFINED));
+                return Err(self.unsupported(
+                    format!("output `{name}` of {} words (at most 4)", values.len()),
+                    Span::UNDEFINED,
+                ));
             }
-            self.iface.outputs.push(IoVar { name, slot: loc, tys });
+            self.iface.outputs.push(IoVar {
+                name,
+                slot: loc,
+                tys,
+            });
             stmts.push(Stmt::Export { loc, values });
         }
         if self.uses_kill {
             let killed = self.vars[&(VarKey::Killed, 0)];
             let one = self.konst(1, Ty::Bool);
-            let alive = self.def(Op::Alu(rendergen_shader_isa::Opcode::Xor, vec![killed, one]), Ty::Bool);
-            self.cur.push(Stmt::If { cond: alive, then: stmts, els: vec![], phis: vec![] });
+            let alive = self.def(
+                Op::Alu(rendergen_shader_isa::Opcode::Xor, vec![killed, one]),
+                Ty::Bool,
+            );
+            self.cur.push(Stmt::If {
+                cond: alive,
+                then: stmts,
+                els: vec![],
+                phis: vec![],
+            });
         } else {
             self.cur.extend(stmts);
         }
@@ -473,7 +608,11 @@ impl<'m> Lower<'m> {
     }
 
     /// Evaluates a module-level constant expression.
-    pub fn const_expr(&mut self, h: Handle<Expression>, span: Span) -> Result<Vec<Value>, CompileError> {
+    pub fn const_expr(
+        &mut self,
+        h: Handle<Expression>,
+        span: Span,
+    ) -> Result<Vec<Value>, CompileError> {
         let e = &self.module.global_expressions[h];
         Ok(match e {
             Expression::Literal(lit) => vec![self.literal(*lit, span)?],
@@ -521,7 +660,14 @@ impl<'m> Lower<'m> {
     ) -> Result<Vec<Value>, CompileError> {
         let inst = self.instances;
         self.instances += 1;
-        let mut ctx = FnCtx { fun, info, inst, args, cache: HashMap::new(), wrapped: false };
+        let mut ctx = FnCtx {
+            fun,
+            info,
+            inst,
+            args,
+            cache: HashMap::new(),
+            wrapped: false,
+        };
         // Locals: their initial values (naga's are constant expressions of the function).
         for (h, lv) in fun.local_variables.iter() {
             let tys = self.leaves_of(lv.ty, span)?;
@@ -530,7 +676,8 @@ impl<'m> Lower<'m> {
                 None => tys.iter().map(|&t| self.konst(0, t)).collect(),
             };
             for (i, v) in init.into_iter().enumerate() {
-                self.vars.insert((VarKey::Local(inst, h.index() as u32), i as u32), v);
+                self.vars
+                    .insert((VarKey::Local(inst, h.index() as u32), i as u32), v);
             }
         }
         let ret_tys = match &fun.result {
@@ -557,7 +704,9 @@ impl<'m> Lower<'m> {
         } else {
             self.block(&mut ctx, &fun.body)?;
         }
-        let ret = (0..ret_tys.len() as u32).map(|i| self.vars[&(VarKey::Ret(inst), i)]).collect();
+        let ret = (0..ret_tys.len() as u32)
+            .map(|i| self.vars[&(VarKey::Ret(inst), i)])
+            .collect();
         // The instance's slots are dead now.
         self.vars.retain(|(k, _), _| !matches!(k, VarKey::Local(i, _) | VarKey::Ret(i) | VarKey::Returned(i) if *i == inst));
         Ok(ret)
@@ -577,8 +726,12 @@ impl<'m> Lower<'m> {
                     self.scan(accept, ctx, out, top);
                     self.scan(reject, ctx, out, top);
                 }
-                Statement::Switch { cases, .. } => cases.iter().for_each(|c| self.scan(&c.body, ctx, out, top)),
-                Statement::Loop { body, continuing, .. } => {
+                Statement::Switch { cases, .. } => {
+                    cases.iter().for_each(|c| self.scan(&c.body, ctx, out, top))
+                }
+                Statement::Loop {
+                    body, continuing, ..
+                } => {
                     self.scan(body, ctx, out, false);
                     self.scan(continuing, ctx, out, false);
                 }
@@ -596,11 +749,15 @@ impl<'m> Lower<'m> {
         loop {
             match ctx.fun.expressions[h] {
                 Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => h = base,
-                Expression::LocalVariable(l) => return Some(VarKey::Local(ctx.inst, l.index() as u32)),
+                Expression::LocalVariable(l) => {
+                    return Some(VarKey::Local(ctx.inst, l.index() as u32))
+                }
                 Expression::GlobalVariable(g) => return Some(VarKey::Private(g.index() as u32)),
                 Expression::FunctionArgument(i) => {
                     return match &ctx.args[i as usize] {
-                        Val::Ptr(Ptr { root: Root::Var(k), .. }) => Some(*k),
+                        Val::Ptr(Ptr {
+                            root: Root::Var(k), ..
+                        }) => Some(*k),
                         _ => None,
                     }
                 }
@@ -617,7 +774,9 @@ impl<'m> Lower<'m> {
             .filter(|(k, _)| match k {
                 VarKey::Local(..) => scan.stored.contains(k),
                 VarKey::Private(_) => scan.stored.contains(k) || scan.call,
-                VarKey::Ret(i) | VarKey::Returned(i) => *i == inst && (scan.ret || scan.kill || wrapper),
+                VarKey::Ret(i) | VarKey::Returned(i) => {
+                    *i == inst && (scan.ret || scan.kill || wrapper)
+                }
                 VarKey::Killed => scan.kill || scan.call,
                 VarKey::Broke(_) => false,
             })
@@ -635,14 +794,23 @@ impl<'m> Lower<'m> {
     ) -> Result<(), CompileError> {
         self.depth += 1;
         if self.depth > rendergen_shader_isa::MAX_DEPTH {
-            return Err(CompileError::plain(self.path, format!("control flow nested deeper than the core's mask stack ({} levels)", rendergen_shader_isa::MAX_DEPTH)));
+            return Err(CompileError::plain(
+                self.path,
+                format!(
+                    "control flow nested deeper than the core's mask stack ({} levels)",
+                    rendergen_shader_isa::MAX_DEPTH
+                ),
+            ));
         }
         let outer = std::mem::take(&mut self.cur);
         let init: Vec<Value> = slots.iter().map(|s| self.vars[s]).collect();
-        let params: Vec<Value> = init.iter().map(|&v| {
-            let t = self.prog.ty(v);
-            self.prog.new_value(t)
-        }).collect();
+        let params: Vec<Value> = init
+            .iter()
+            .map(|&v| {
+                let t = self.prog.ty(v);
+                self.prog.new_value(t)
+            })
+            .collect();
         for (s, &p) in slots.iter().zip(&params) {
             self.vars.insert(*s, p);
         }
@@ -651,15 +819,24 @@ impl<'m> Lower<'m> {
         self.loop_slots.pop();
         r?;
         let next: Vec<Value> = slots.iter().map(|s| self.vars[s]).collect();
-        let results: Vec<Value> = init.iter().map(|&v| {
-            let t = self.prog.ty(v);
-            self.prog.new_value(t)
-        }).collect();
+        let results: Vec<Value> = init
+            .iter()
+            .map(|&v| {
+                let t = self.prog.ty(v);
+                self.prog.new_value(t)
+            })
+            .collect();
         for (s, &r) in slots.iter().zip(&results) {
             self.vars.insert(*s, r);
         }
         let body = std::mem::replace(&mut self.cur, outer);
-        self.cur.push(Stmt::Loop { params, init, body, next, results });
+        self.cur.push(Stmt::Loop {
+            params,
+            init,
+            body,
+            next,
+            results,
+        });
         self.depth -= 1;
         Ok(())
     }
@@ -672,7 +849,9 @@ fn has_early_return(body: &Block) -> bool {
             Statement::Return { .. } | Statement::Kill => true,
             Statement::Block(b) => any_return(b),
             Statement::If { accept, reject, .. } => any_return(accept) || any_return(reject),
-            Statement::Loop { body, continuing, .. } => any_return(body) || any_return(continuing),
+            Statement::Loop {
+                body, continuing, ..
+            } => any_return(body) || any_return(continuing),
             Statement::Switch { cases, .. } => cases.iter().any(|c| any_return(&c.body)),
             _ => false,
         })
@@ -682,7 +861,9 @@ fn has_early_return(body: &Block) -> bool {
         Statement::Return { .. } => i + 1 != n,
         Statement::Block(b) => any_return(b),
         Statement::If { accept, reject, .. } => any_return(accept) || any_return(reject),
-        Statement::Loop { body, continuing, .. } => any_return(body) || any_return(continuing),
+        Statement::Loop {
+            body, continuing, ..
+        } => any_return(body) || any_return(continuing),
         Statement::Switch { cases, .. } => cases.iter().any(|c| any_return(&c.body)),
         _ => false,
     })
@@ -704,7 +885,11 @@ pub(crate) fn merge(
             out.insert(*s, t);
         } else {
             let dst = prog.new_value(prog.ty(t));
-            phis.push(Phi { dst, then: t, els: e });
+            phis.push(Phi {
+                dst,
+                then: t,
+                els: e,
+            });
             out.insert(*s, dst);
         }
     }

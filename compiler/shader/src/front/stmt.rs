@@ -8,8 +8,15 @@ use rendergen_shader_isa::Opcode;
 
 impl<'m> Lower<'m> {
     /// Lowers a block.
-    pub(crate) fn block(&mut self, ctx: &mut FnCtx<'m>, block: &'m Block) -> Result<(), CompileError> {
+    pub(crate) fn block(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        block: &'m Block,
+    ) -> Result<(), CompileError> {
         for (s, span) in block.span_iter() {
+            if span.is_defined() {
+                self.stmt_span = *span;
+            }
             self.stmt(ctx, s, *span)?;
         }
         Ok(())
@@ -17,16 +24,33 @@ impl<'m> Lower<'m> {
 
     /// A break of the innermost IR loop for lanes with `cond`.
     pub(crate) fn emit_break(&mut self, cond: Value) {
-        let args = self.loop_slots.last().unwrap().iter().map(|s| self.vars[s]).collect();
+        let args = self
+            .loop_slots
+            .last()
+            .unwrap()
+            .iter()
+            .map(|s| self.vars[s])
+            .collect();
         self.cur.push(Stmt::Break { cond, args });
     }
 
     fn emit_continue(&mut self, cond: Value) {
-        let args = self.loop_slots.last().unwrap().iter().map(|s| self.vars[s]).collect();
+        let args = self
+            .loop_slots
+            .last()
+            .unwrap()
+            .iter()
+            .map(|s| self.vars[s])
+            .collect();
         self.cur.push(Stmt::Continue { cond, args });
     }
 
-    fn stmt(&mut self, ctx: &mut FnCtx<'m>, s: &'m Statement, span: Span) -> Result<(), CompileError> {
+    fn stmt(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        s: &'m Statement,
+        span: Span,
+    ) -> Result<(), CompileError> {
         match s {
             Statement::Emit(range) => {
                 for h in range.clone() {
@@ -34,11 +58,21 @@ impl<'m> Lower<'m> {
                 }
             }
             Statement::Block(b) => self.block(ctx, b)?,
-            Statement::If { condition, accept, reject } => {
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } => {
                 let cond = self.expr_leaves(ctx, *condition)?[0];
-                self.lower_if(cond, |l, then| l.block(ctx, if then { accept } else { reject }))?;
+                self.lower_if(cond, |l, then| {
+                    l.block(ctx, if then { accept } else { reject })
+                })?;
             }
-            Statement::Loop { body, continuing, break_if } => {
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } => {
                 self.lower_loop(ctx, body, continuing, *break_if)?;
             }
             Statement::Break => {
@@ -80,7 +114,11 @@ impl<'m> Lower<'m> {
                 let v = self.expr_leaves(ctx, *value)?;
                 self.store(&p, &v, span)?;
             }
-            Statement::Call { function, arguments, result } => {
+            Statement::Call {
+                function,
+                arguments,
+                result,
+            } => {
                 let mut args = Vec::new();
                 for a in arguments {
                     args.push(self.expr(ctx, *a)?);
@@ -102,7 +140,11 @@ impl<'m> Lower<'m> {
             Statement::ImageStore { .. } => return Err(self.unsupported("image store", span)),
             other => {
                 let name = format!("{other:?}");
-                let name = name.split([' ', '(', '{']).next().unwrap_or("statement").to_string();
+                let name = name
+                    .split([' ', '(', '{'])
+                    .next()
+                    .unwrap_or("statement")
+                    .to_string();
                 return Err(self.unsupported(format!("statement {name}"), span));
             }
         }
@@ -134,7 +176,12 @@ impl<'m> Lower<'m> {
         let els_stmts = std::mem::replace(&mut self.cur, outer);
         let (phis, merged) = merge(&before, &then_vars, &self.vars, &mut self.prog);
         self.vars = merged;
-        self.cur.push(Stmt::If { cond, then: then_stmts, els: els_stmts, phis });
+        self.cur.push(Stmt::If {
+            cond,
+            then: then_stmts,
+            els: els_stmts,
+            phis,
+        });
         self.depth -= 1;
         Ok(())
     }
@@ -145,7 +192,10 @@ impl<'m> Lower<'m> {
         if self.depth > rendergen_shader_isa::MAX_DEPTH {
             return Err(CompileError::plain(
                 self.path,
-                format!("control flow nested deeper than the core's mask stack ({} levels)", rendergen_shader_isa::MAX_DEPTH),
+                format!(
+                    "control flow nested deeper than the core's mask stack ({} levels)",
+                    rendergen_shader_isa::MAX_DEPTH
+                ),
             ));
         }
         Ok(())

@@ -4,7 +4,10 @@ use super::{Op, Program, Stmt, Ty, Value};
 use std::fmt::Write;
 
 fn list(vs: &[Value]) -> String {
-    vs.iter().map(|v| format!("%{}", v.0)).collect::<Vec<_>>().join(", ")
+    vs.iter()
+        .map(|v| format!("%{}", v.0))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn constant(word: u32, ty: Ty) -> String {

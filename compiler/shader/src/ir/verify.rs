@@ -85,9 +85,16 @@ fn block(
                 let Some(&(np, nr)) = loops.last() else {
                     return Err("break or continue outside a loop".into());
                 };
-                let want = if matches!(s, Stmt::Break { .. }) { nr } else { np };
+                let want = if matches!(s, Stmt::Break { .. }) {
+                    nr
+                } else {
+                    np
+                };
                 if args.len() != want {
-                    return Err(format!("break/continue carries {} values, the loop {want}", args.len()));
+                    return Err(format!(
+                        "break/continue carries {} values, the loop {want}",
+                        args.len()
+                    ));
                 }
                 for v in uses(s) {
                     check(&v, &visible)?;

@@ -45,7 +45,13 @@ fn min_max(a: u32, b: u32, max: bool) -> u32 {
         (true, false) => b,
         (false, true) => a,
         _ => {
-            let key = |x: u32| if x >> 31 == 1 { -((x & 0x7FFF_FFFF) as i64) - 1 } else { x as i64 };
+            let key = |x: u32| {
+                if x >> 31 == 1 {
+                    -((x & 0x7FFF_FFFF) as i64) - 1
+                } else {
+                    x as i64
+                }
+            };
             let b_smaller = key(b) < key(a);
             if b_smaller != max {
                 b

@@ -61,12 +61,24 @@ fn substitute(p: &mut Program, sub: &HashMap<Value, Value>) {
 pub fn copy_prop(p: &mut Program) {
     let mut sub = HashMap::new();
     walk(&p.body, &mut |s| {
-        if let Stmt::Def { dst, op: Op::Copy(src) } = s {
+        if let Stmt::Def {
+            dst,
+            op: Op::Copy(src),
+        } = s
+        {
             sub.insert(*dst, *src);
         }
     });
     substitute(p, &sub);
-    remove_defs(&mut p.body, &|s| matches!(s, Stmt::Def { op: Op::Copy(_), .. }));
+    remove_defs(&mut p.body, &|s| {
+        matches!(
+            s,
+            Stmt::Def {
+                op: Op::Copy(_),
+                ..
+            }
+        )
+    });
 }
 
 fn remove_defs(b: &mut Vec<Stmt>, dead: &dyn Fn(&Stmt) -> bool) {
@@ -106,7 +118,12 @@ pub fn lattice(p: &Program) -> Vec<Lattice> {
 type Setter<'a> = dyn FnMut(&mut Vec<Lattice>, Value, Lattice) + 'a;
 
 /// One sweep; `loops` holds the (params, results) of the enclosing loops.
-fn propagate(b: &[Stmt], lat: &mut Vec<Lattice>, set: &mut Setter, loops: &mut Vec<(Vec<Value>, Vec<Value>)>) {
+fn propagate(
+    b: &[Stmt],
+    lat: &mut Vec<Lattice>,
+    set: &mut Setter,
+    loops: &mut Vec<(Vec<Value>, Vec<Value>)>,
+) {
     for s in b {
         match s {
             Stmt::Def { dst, op } => {
@@ -120,14 +137,21 @@ fn propagate(b: &[Stmt], lat: &mut Vec<Lattice>, set: &mut Setter, loops: &mut V
                             // sel with a constant condition needs only the chosen operand.
                             match (code, a.as_slice()) {
                                 (Opcode::Sel, [Lattice::Const(c), x, y]) => {
-                                    if *c != 0 { *x } else { *y }
+                                    if *c != 0 {
+                                        *x
+                                    } else {
+                                        *y
+                                    }
                                 }
                                 _ => Lattice::Bottom,
                             }
                         } else if a.contains(&Lattice::Top) {
                             Lattice::Top
                         } else {
-                            let w: Vec<u32> = a.iter().map(|l| if let Lattice::Const(w) = l { *w } else { 0 }).collect();
+                            let w: Vec<u32> = a
+                                .iter()
+                                .map(|l| if let Lattice::Const(w) = l { *w } else { 0 })
+                                .collect();
                             eval::eval(*code, &w).map_or(Lattice::Bottom, Lattice::Const)
                         }
                     }
@@ -136,7 +160,12 @@ fn propagate(b: &[Stmt], lat: &mut Vec<Lattice>, set: &mut Setter, loops: &mut V
             }
             Stmt::Tex { dst, .. } => dst.iter().for_each(|d| set(lat, *d, Lattice::Bottom)),
             Stmt::Export { .. } => {}
-            Stmt::If { cond, then, els, phis } => {
+            Stmt::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => {
                 let c = lat[cond.0 as usize];
                 if c != Lattice::Const(0) {
                     propagate(then, lat, set, loops);
@@ -154,7 +183,13 @@ fn propagate(b: &[Stmt], lat: &mut Vec<Lattice>, set: &mut Setter, loops: &mut V
                     set(lat, *dst, x);
                 }
             }
-            Stmt::Loop { params, init, body, next, results } => {
+            Stmt::Loop {
+                params,
+                init,
+                body,
+                next,
+                results,
+            } => {
                 for (p, i) in params.iter().zip(init) {
                     set(lat, *p, lat[i.0 as usize]);
                 }
@@ -170,7 +205,11 @@ fn propagate(b: &[Stmt], lat: &mut Vec<Lattice>, set: &mut Setter, loops: &mut V
                     continue;
                 }
                 let (ps, rs) = loops.last().unwrap().clone();
-                let targets = if matches!(s, Stmt::Break { .. }) { rs } else { ps };
+                let targets = if matches!(s, Stmt::Break { .. }) {
+                    rs
+                } else {
+                    ps
+                };
                 for (t, a) in targets.iter().zip(args) {
                     set(lat, *t, lat[a.0 as usize]);
                 }
@@ -185,7 +224,11 @@ pub fn fold(p: &mut Program) {
     // Values proven constant become constant definitions (a Def) or uses of a constant.
     let mut consts: HashMap<(u32, Ty), Value> = HashMap::new();
     walk(&p.body, &mut |s| {
-        if let Stmt::Def { dst, op: Op::Const(w) } = s {
+        if let Stmt::Def {
+            dst,
+            op: Op::Const(w),
+        } = s
+        {
             consts.entry((*w, p.types[dst.0 as usize])).or_insert(*dst);
         }
     });
@@ -198,7 +241,10 @@ pub fn fold(p: &mut Program) {
             let c = *consts.entry((*w, ty)).or_insert_with(|| {
                 p.types.push(ty);
                 let c = Value(p.types.len() as u32 - 1);
-                new_consts.push(Stmt::Def { dst: c, op: Op::Const(*w) });
+                new_consts.push(Stmt::Def {
+                    dst: c,
+                    op: Op::Const(*w),
+                });
                 c
             });
             if c != v {
@@ -217,7 +263,11 @@ pub fn fold(p: &mut Program) {
     };
     let mut konst: HashMap<Value, u32> = HashMap::new();
     walk(&p.body, &mut |s| {
-        if let Stmt::Def { dst, op: Op::Const(w) } = s {
+        if let Stmt::Def {
+            dst,
+            op: Op::Const(w),
+        } = s
+        {
             konst.insert(*dst, *w);
         }
     });
@@ -246,24 +296,45 @@ fn fold_branches(b: &mut Vec<Stmt>, k: &dyn Fn(Value) -> Option<u32>) {
             _ => {}
         }
         match s {
-            Stmt::If { cond, then, els, phis } if k(cond).is_some() => {
+            Stmt::If {
+                cond,
+                then,
+                els,
+                phis,
+            } if k(cond).is_some() => {
                 let taken = k(cond).unwrap() != 0;
                 out.extend(if taken { then } else { els });
                 for ph in phis {
                     let src = if taken { ph.then } else { ph.els };
-                    out.push(Stmt::Def { dst: ph.dst, op: Op::Copy(src) });
+                    out.push(Stmt::Def {
+                        dst: ph.dst,
+                        op: Op::Copy(src),
+                    });
                 }
             }
             Stmt::Break { cond, .. } | Stmt::Continue { cond, .. } if k(cond) == Some(0) => {}
             // Both branches the same (so they define nothing): no branch needed.
-            Stmt::If { then, els, phis, .. } if phis.is_empty() && then == els => out.extend(then),
+            Stmt::If {
+                then, els, phis, ..
+            } if phis.is_empty() && then == els => out.extend(then),
             // A loop whose only exit is the unconditional break that ends its body runs once.
-            Stmt::Loop { params, init, mut body, results, .. } if params.is_empty() && one_trip_only(&body, k) => {
-                let Some(Stmt::Break { args, .. }) = body.pop() else { unreachable!() };
+            Stmt::Loop {
+                params,
+                init,
+                mut body,
+                results,
+                ..
+            } if params.is_empty() && one_trip_only(&body, k) => {
+                let Some(Stmt::Break { args, .. }) = body.pop() else {
+                    unreachable!()
+                };
                 let _ = (params, init);
                 out.extend(body);
                 for (r, a) in results.into_iter().zip(args) {
-                    out.push(Stmt::Def { dst: r, op: Op::Copy(a) });
+                    out.push(Stmt::Def {
+                        dst: r,
+                        op: Op::Copy(a),
+                    });
                 }
             }
             s => out.push(s),
@@ -275,7 +346,9 @@ fn fold_branches(b: &mut Vec<Stmt>, k: &dyn Fn(Value) -> Option<u32>) {
 /// Whether a loop body ends with an unconditional break and has no other break or continue
 /// of its own (so it runs exactly once and its parameters are their initial values).
 fn one_trip_only(body: &[Stmt], k: &dyn Fn(Value) -> Option<u32>) -> bool {
-    let Some(Stmt::Break { cond, .. }) = body.last() else { return false };
+    let Some(Stmt::Break { cond, .. }) = body.last() else {
+        return false;
+    };
     if !k(*cond).is_some_and(|c| c != 0) {
         return false;
     }
@@ -314,13 +387,19 @@ fn defined_in(b: &[Stmt]) -> HashSet<Value> {
 
 /// Whether the block ends every path with an unconditional exit (its end is unreachable).
 fn ends_unconditionally(b: &[Stmt], konst: &dyn Fn(Value) -> bool) -> bool {
-    b.iter().any(|s| matches!(s, Stmt::Break { cond, .. } | Stmt::Continue { cond, .. } if konst(*cond)))
+    b.iter().any(
+        |s| matches!(s, Stmt::Break { cond, .. } | Stmt::Continue { cond, .. } if konst(*cond)),
+    )
 }
 
 fn simplify_block(b: &mut [Stmt], sub: &mut HashMap<Value, Value>) {
     let mut nonzero: HashSet<Value> = HashSet::new();
     walk(b, &mut |s| {
-        if let Stmt::Def { dst, op: Op::Const(w) } = s {
+        if let Stmt::Def {
+            dst,
+            op: Op::Const(w),
+        } = s
+        {
             if *w != 0 {
                 nonzero.insert(*dst);
             }
@@ -336,7 +415,13 @@ fn simplify_rec(b: &mut [Stmt], sub: &mut HashMap<Value, Value>, nonzero: &HashS
                 simplify_rec(then, sub, nonzero);
                 simplify_rec(els, sub, nonzero);
             }
-            Stmt::Loop { params, init, body, next, results } => {
+            Stmt::Loop {
+                params,
+                init,
+                body,
+                next,
+                results,
+            } => {
                 simplify_rec(body, sub, nonzero);
                 let (mut conts, mut brks) = (Vec::new(), Vec::new());
                 exits(body, &mut conts, &mut brks);
@@ -377,10 +462,18 @@ pub fn cse(p: &mut Program) {
     cse_block(&mut p.body, &mut scopes, &mut sub, &p.types);
     substitute(p, &sub);
     let dead: HashSet<Value> = sub.keys().copied().collect();
-    remove_defs(&mut p.body, &|s| matches!(s, Stmt::Def { dst, .. } if dead.contains(dst)));
+    remove_defs(
+        &mut p.body,
+        &|s| matches!(s, Stmt::Def { dst, .. } if dead.contains(dst)),
+    );
 }
 
-fn cse_block(b: &mut [Stmt], scopes: &mut Vec<HashMap<Op, Value>>, sub: &mut HashMap<Value, Value>, types: &[Ty]) {
+fn cse_block(
+    b: &mut [Stmt],
+    scopes: &mut Vec<HashMap<Op, Value>>,
+    sub: &mut HashMap<Value, Value>,
+    types: &[Ty],
+) {
     scopes.push(HashMap::new());
     for s in b.iter_mut() {
         map_uses(s, &mut |v| *sub.get(&v).unwrap_or(&v));
@@ -388,14 +481,32 @@ fn cse_block(b: &mut [Stmt], scopes: &mut Vec<HashMap<Op, Value>>, sub: &mut Has
             Stmt::Def { dst, op } => {
                 let mut key = op.clone();
                 if let Op::Alu(code, a) = &mut key {
-                    if matches!(code, Opcode::Fadd | Opcode::Fmul | Opcode::Iadd | Opcode::Imul | Opcode::And | Opcode::Or | Opcode::Xor | Opcode::Fmin | Opcode::Fmax | Opcode::Feq | Opcode::Fne | Opcode::Ieq | Opcode::Ine) {
+                    if matches!(
+                        code,
+                        Opcode::Fadd
+                            | Opcode::Fmul
+                            | Opcode::Iadd
+                            | Opcode::Imul
+                            | Opcode::And
+                            | Opcode::Or
+                            | Opcode::Xor
+                            | Opcode::Fmin
+                            | Opcode::Fmax
+                            | Opcode::Feq
+                            | Opcode::Fne
+                            | Opcode::Ieq
+                            | Opcode::Ine
+                    ) {
                         a.sort();
                     }
                 }
                 if let Op::Const(w) = key {
                     // Constants of different types are different values for printing only;
                     // the word is what matters, but keep the type so the IR stays typed.
-                    key = Op::Alu(Opcode::Movi, vec![Value(w), Value(types[dst.0 as usize] as u32)]);
+                    key = Op::Alu(
+                        Opcode::Movi,
+                        vec![Value(w), Value(types[dst.0 as usize] as u32)],
+                    );
                 }
                 let local_only = !op.is_cse_candidate();
                 let found = if local_only {
@@ -428,7 +539,9 @@ fn cse_block(b: &mut [Stmt], scopes: &mut Vec<HashMap<Op, Value>>, sub: &mut Has
 /// Number of uses of each value.
 fn use_counts(p: &Program) -> Vec<u32> {
     let mut n = vec![0u32; p.types.len()];
-    walk(&p.body, &mut |s| uses(s).iter().for_each(|v| n[v.0 as usize] += 1));
+    walk(&p.body, &mut |s| {
+        uses(s).iter().for_each(|v| n[v.0 as usize] += 1)
+    });
     n
 }
 
@@ -443,12 +556,21 @@ fn contract_block(b: &mut [Stmt], n: &[u32]) {
     let mut muls: HashMap<Value, (Value, Value)> = HashMap::new();
     for s in b.iter_mut() {
         match s {
-            Stmt::Def { dst, op: Op::Alu(Opcode::Fmul, a) } if n[dst.0 as usize] == 1 => {
+            Stmt::Def {
+                dst,
+                op: Op::Alu(Opcode::Fmul, a),
+            } if n[dst.0 as usize] == 1 => {
                 muls.insert(*dst, (a[0], a[1]));
             }
             Stmt::Def { op, .. } => {
                 if let Op::Alu(Opcode::Fadd, a) = op {
-                    let pick = if muls.contains_key(&a[0]) { Some((a[0], a[1])) } else if muls.contains_key(&a[1]) { Some((a[1], a[0])) } else { None };
+                    let pick = if muls.contains_key(&a[0]) {
+                        Some((a[0], a[1]))
+                    } else if muls.contains_key(&a[1]) {
+                        Some((a[1], a[0]))
+                    } else {
+                        None
+                    };
                     if let Some((m, c)) = pick {
                         let (x, y) = muls.remove(&m).unwrap();
                         *op = Op::Alu(Opcode::Ffma, vec![x, y, c]);
@@ -471,7 +593,11 @@ pub fn dce(p: &mut Program) {
     // never reach the merge) become zero.
     let mut nonzero = HashSet::new();
     walk(&p.body, &mut |s| {
-        if let Stmt::Def { dst, op: Op::Const(w) } = s {
+        if let Stmt::Def {
+            dst,
+            op: Op::Const(w),
+        } = s
+        {
             if *w != 0 {
                 nonzero.insert(*dst);
             }
@@ -488,7 +614,10 @@ pub fn dce(p: &mut Program) {
             let z = *zeros.entry(ty).or_insert_with(|| {
                 p.types.push(ty);
                 let z = Value(p.types.len() as u32 - 1);
-                pre.push(Stmt::Def { dst: z, op: Op::Const(0) });
+                pre.push(Stmt::Def {
+                    dst: z,
+                    op: Op::Const(0),
+                });
                 z
             });
             sub.insert(v, z);
@@ -528,7 +657,12 @@ fn cut_after_exits(b: &mut Vec<Stmt>, nonzero: &HashSet<Value>, gone: &mut HashS
     }
 }
 
-fn mark(b: &[Stmt], live: &mut [bool], changed: &mut bool, loops: &mut Vec<(Vec<Value>, Vec<Value>)>) {
+fn mark(
+    b: &[Stmt],
+    live: &mut [bool],
+    changed: &mut bool,
+    loops: &mut Vec<(Vec<Value>, Vec<Value>)>,
+) {
     fn set(live: &mut [bool], v: Value) {
         live[v.0 as usize] = true;
     }
@@ -546,7 +680,12 @@ fn mark(b: &[Stmt], live: &mut [bool], changed: &mut bool, loops: &mut Vec<(Vec<
                 }
             }
             Stmt::Export { values, .. } => values.iter().for_each(|&v| set(live, v)),
-            Stmt::If { cond, then, els, phis } => {
+            Stmt::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => {
                 set(live, *cond);
                 for ph in phis {
                     if live[ph.dst.0 as usize] {
@@ -557,7 +696,13 @@ fn mark(b: &[Stmt], live: &mut [bool], changed: &mut bool, loops: &mut Vec<(Vec<
                 mark(then, live, changed, loops);
                 mark(els, live, changed, loops);
             }
-            Stmt::Loop { params, init, body, next, results } => {
+            Stmt::Loop {
+                params,
+                init,
+                body,
+                next,
+                results,
+            } => {
                 for i in 0..params.len() {
                     if live[params[i].0 as usize] {
                         set(live, init[i]);
@@ -571,7 +716,11 @@ fn mark(b: &[Stmt], live: &mut [bool], changed: &mut bool, loops: &mut Vec<(Vec<
             Stmt::Break { cond, args } | Stmt::Continue { cond, args } => {
                 set(live, *cond);
                 let (ps, rs) = loops.last().unwrap();
-                let targets = if matches!(s, Stmt::Break { .. }) { rs } else { ps };
+                let targets = if matches!(s, Stmt::Break { .. }) {
+                    rs
+                } else {
+                    ps
+                };
                 for (t, a) in targets.iter().zip(args) {
                     if live[t.0 as usize] {
                         set(live, *a);
@@ -590,13 +739,21 @@ fn sweep(b: &mut Vec<Stmt>, live: &[bool]) {
     b.retain_mut(|s| match s {
         Stmt::Def { dst, .. } => l(dst),
         Stmt::Tex { dst, .. } => dst.iter().any(l),
-        Stmt::If { then, els, phis, .. } => {
+        Stmt::If {
+            then, els, phis, ..
+        } => {
             sweep(then, live);
             sweep(els, live);
             phis.retain(|p| l(&p.dst));
             !(then.is_empty() && els.is_empty() && phis.is_empty())
         }
-        Stmt::Loop { params, init, body, next, results } => {
+        Stmt::Loop {
+            params,
+            init,
+            body,
+            next,
+            results,
+        } => {
             let keep_p: Vec<bool> = params.iter().map(l).collect();
             let keep_r: Vec<bool> = results.iter().map(l).collect();
             prune_exits(body, &keep_p, &keep_r);
