@@ -48,7 +48,8 @@ fn folding_equals_the_golden_fp_model() {
     for _ in 0..200_000 {
         ops.push([rnd(), rnd(), rnd()]);
     }
-    let golden: &[(Opcode, fn(&[u32; 3]) -> u32)] = &[
+    type Golden = fn(&[u32; 3]) -> u32;
+    let golden: &[(Opcode, Golden)] = &[
         (Opcode::Fadd, |x| basic::add(x[0], x[1])),
         (Opcode::Fsub, |x| basic::sub(x[0], x[1])),
         (Opcode::Fmul, |x| basic::mul(x[0], x[1])),

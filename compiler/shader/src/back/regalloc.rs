@@ -35,7 +35,7 @@ pub fn allocate(v: &VProg, regs: usize) -> Result<Vec<u8>, String> {
             _ => {}
         }
     }
-    for (&g, _) in &v.fixed {
+    for &g in v.fixed.keys() {
         start[g as usize] = 0;
     }
     // Live through a loop if it crosses the loop's boundary.
@@ -90,9 +90,7 @@ pub fn allocate(v: &VProg, regs: usize) -> Result<Vec<u8>, String> {
                 "the program needs more than the core's {regs} registers per lane ({live} live at one point); simplify the shader"
             ));
         };
-        for r in b..b + size {
-            busy_until[r] = Some(end[g]);
-        }
+        busy_until[b..b + size].fill(Some(end[g]));
         peak = peak.max(b + size);
         assign[g] = b as u8;
     }

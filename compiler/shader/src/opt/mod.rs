@@ -349,7 +349,7 @@ fn one_trip_only(body: &[Stmt], k: &dyn Fn(Value) -> Option<u32>) -> bool {
     let Some(Stmt::Break { cond, .. }) = body.last() else {
         return false;
     };
-    if !k(*cond).is_some_and(|c| c != 0) {
+    if k(*cond).is_none_or(|c| c == 0) {
         return false;
     }
     let (mut conts, mut brks) = (Vec::new(), Vec::new());
