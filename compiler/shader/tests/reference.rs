@@ -173,7 +173,7 @@ impl Rng {
     fn num(&mut self, ty: Ty) -> f64 {
         match ty {
             // Quarter steps often (exact sums, ties, zero), otherwise any value in ±4.
-            Ty::F32 if self.next() % 3 == 0 => (self.next() % 33) as f64 / 4.0 - 4.0,
+            Ty::F32 if self.next().is_multiple_of(3) => (self.next() % 33) as f64 / 4.0 - 4.0,
             Ty::F32 => ((self.next() % 1_000_000) as f64 / 125_000.0 - 4.0) as f32 as f64,
             Ty::I32 => (self.next() % 41) as f64 - 20.0,
             Ty::U32 => (self.next() % 41) as f64,

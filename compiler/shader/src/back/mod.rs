@@ -153,6 +153,8 @@ struct Select {
     remat: bool,
     /// (params, results) of the enclosing loops.
     loops: Vec<(Vec<Opnd>, Vec<Opnd>)>,
+    /// IR uses of each value.
+    uses: HashMap<Value, usize>,
 }
 
 /// Instruction selection onto virtual registers.
@@ -164,7 +166,13 @@ pub fn select(p: &Program, remat: bool) -> VProg {
         const_regs: HashMap::new(),
         remat,
         loops: Vec::new(),
+        uses: HashMap::new(),
     };
+    crate::ir::walk(&p.body, &mut |st| {
+        for u in crate::ir::uses(st) {
+            *s.uses.entry(u).or_insert(0) += 1;
+        }
+    });
     crate::ir::walk(&p.body, &mut |st| {
         if let Stmt::Def {
             dst,
@@ -274,7 +282,38 @@ impl Select {
         }
         let g = self.v.group(xs.len() as u8);
         for (i, &x) in xs.iter().enumerate() {
-            self.mov(Opnd { v: g, k: i as u8 }, x);
+            let to = Opnd { v: g, k: i as u8 };
+            // A value used only here is computed straight into the group (no copy).
+            let own = self.at.get(&x).copied().filter(|o| {
+                self.uses.get(&x) == Some(&1)
+                    && self.v.sizes[o.v as usize] == 1
+                    && !self.v.fixed.contains_key(&o.v)
+            });
+            match own {
+                Some(o) => {
+                    for inst in &mut self.v.insts {
+                        for op in inst.d.iter_mut().chain(inst.srcs.iter_mut()) {
+                            if *op == o {
+                                *op = to;
+                            }
+                        }
+                    }
+                    // Everything naming the register now names the group's component.
+                    for (ps, rs) in self.loops.iter_mut() {
+                        for op in ps.iter_mut().chain(rs.iter_mut()) {
+                            if *op == o {
+                                *op = to;
+                            }
+                        }
+                    }
+                    for op in self.at.values_mut() {
+                        if *op == o {
+                            *op = to;
+                        }
+                    }
+                }
+                None => self.mov(to, x),
+            }
         }
         Opnd { v: g, k: 0 }
     }
@@ -506,7 +545,10 @@ fn encode(v: &VProg, assign: &[u8]) -> Result<(Vec<u64>, usize), String> {
         .collect();
     let (targets, errors) = resolve(&ctl);
     if let Some((_, e)) = errors.first() {
-        return Err(format!("internal error: control flow does not nest: {e}"));
+        return Err(format!(
+            "the program's control flow does not fit the core's mask stack ({} levels): {e}",
+            rendergen_shader_isa::MAX_DEPTH
+        ));
     }
     for (i, t) in insts.iter_mut().zip(targets) {
         if let Some(t) = t {

@@ -518,9 +518,7 @@ impl<'m> Eval<'m> {
                     naga::RelationalFunction::All => {
                         V::B(flatten(&x).iter().all(|b| *b == V::B(true)))
                     }
-                    naga::RelationalFunction::Any => {
-                        V::B(flatten(&x).iter().any(|b| *b == V::B(true)))
-                    }
+                    naga::RelationalFunction::Any => V::B(flatten(&x).contains(&V::B(true))),
                     naga::RelationalFunction::IsNan => map1(&x, &|s| V::B(fv(s).is_nan())),
                     naga::RelationalFunction::IsInf => map1(&x, &|s| V::B(fv(s).is_infinite())),
                 }
