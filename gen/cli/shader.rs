@@ -47,10 +47,10 @@ pub struct ShaderCompileArgs {
 pub struct ShaderRunArgs {
     /// Shader source (.vert, .frag, .comp, .glsl, .wgsl).
     program: PathBuf,
-    /// Invocations: {"invocations": [{"<input>": [numbers…]}, …]}.
+    /// Invocations: `{"invocations": [{"<input>": [numbers…]}, …]}`.
     #[arg(long)]
     inputs: PathBuf,
-    /// Uniforms: {"<member>": number or [numbers…]}.
+    /// Uniforms: `{"<member>": number or [numbers…]}`.
     #[arg(long)]
     uniforms: Option<PathBuf>,
     /// The stage (needed for .glsl).

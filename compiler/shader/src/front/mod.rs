@@ -5,7 +5,7 @@
 //! variables while walking its structured statements: an `if` gets a phi for each variable leaf
 //! its branches leave different, a loop gets a parameter and a result for each leaf of a
 //! variable stored inside it. `continue` into a non-empty `continuing` block, `return` and
-//! `discard` inside control flow use flags and an extra one-trip loop (see [`Lower::lower_loop`]).
+//! `discard` inside control flow use flags and an extra one-trip loop (see `Lower::lower_loop`).
 //! Where inputs, built-ins, uniforms, samplers and outputs go is the ABI (`ABI.md`, [`crate::abi`]).
 
 mod expr;
