@@ -184,8 +184,11 @@ fn errors_name_file_line_and_field() {
         &["shader", "compile", s(&div)],
         &["div.frag:5:", "integer division"],
     );
-    let sw = scratch("sw.frag", "#version 450\nlayout(location = 0) flat in int a;\nlayout(location = 0) out float o;\nvoid main() {\n  o = 0.0;\n  switch (a) { case 1: o = 1.0; break; default: break; }\n}\n");
-    check(&["shader", "compile", s(&sw)], &["sw.frag:6:", "switch"]);
+    let sw = scratch("sw.frag", "#version 450\nlayout(location = 0) flat in int a;\nlayout(location = 0) out float o;\nvoid main() {\n  o = 0.0;\n  for (int i = 0; i < 2; i++) {\n  switch (a) { case 1: continue; default: break; }\n  }\n}\n");
+    check(
+        &["shader", "compile", s(&sw)],
+        &["sw.frag:7:", "continue inside a switch"],
+    );
     let atan = scratch("atan.frag", "#version 450\nlayout(location = 0) in float a;\nlayout(location = 0) out float o;\nvoid main() {\n  o = atan(a);\n}\n");
     check(&["shader", "compile", s(&atan)], &["atan.frag:5:", "Atan"]);
     // Missing file, unknown extension, .glsl without a stage.

@@ -332,3 +332,28 @@ void main() { gl_Position = vec4(pos, 1.0) * 2.0; id = float(gl_VertexIndex * 10
     let c = build(cs, Lang::Wgsl, true);
     exec(&c, &[vec![("g", vec![1, 2, 3]), ("li", vec![5])]], &[]);
 }
+
+#[test]
+fn switch_with_fallthrough_default_and_break() {
+    let src = "#version 450
+layout(location = 0) flat in int k;
+layout(location = 0) out float o;
+void main() {
+    float r = 0.0;
+    switch (k) {
+        case 0: r = 1.0; break;
+        case 1: r = 2.0;
+        case 2: r += 10.0; break;
+        case 5: if (r == 0.0) { r = 7.0; break; } r = 8.0; break;
+        default: r = -1.0;
+    }
+    o = r;
+}";
+    let ks = [0i32, 1, 2, 3, 5, -4];
+    let invs: Vec<_> = ks.iter().map(|&k| vec![("k", vec![k as u32])]).collect();
+    let out = exec_both(src, frag(), &invs, &[]);
+    let want = [1.0f32, 12.0, 10.0, -1.0, 7.0, -1.0];
+    for (i, w) in want.iter().enumerate() {
+        assert_eq!(out[i]["o"], f(&[*w]), "k = {}", ks[i]);
+    }
+}

@@ -174,6 +174,8 @@ pub(crate) enum LoopKind {
     /// An outer IR loop and an inner one-trip loop around the body: `continue` leaves the
     /// inner loop, `break` sets the flag and leaves it.
     Wrapped(u32),
+    /// A `switch` (a one-trip loop): `break` leaves it; `continue` is not supported inside.
+    Switch,
 }
 
 /// Lowers entry point `entry` of `module`.

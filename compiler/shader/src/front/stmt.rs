@@ -78,7 +78,7 @@ impl<'m> Lower<'m> {
             Statement::Break => {
                 let one = self.konst(1, Ty::Bool);
                 match *self.loop_kinds.last().unwrap() {
-                    LoopKind::Plain => self.emit_break(one),
+                    LoopKind::Plain | LoopKind::Switch => self.emit_break(one),
                     LoopKind::Wrapped(id) => {
                         self.vars.insert((VarKey::Broke(id), 0), one);
                         self.emit_break(one);
@@ -90,6 +90,9 @@ impl<'m> Lower<'m> {
                 match *self.loop_kinds.last().unwrap() {
                     LoopKind::Plain => self.emit_continue(one),
                     LoopKind::Wrapped(_) => self.emit_break(one),
+                    LoopKind::Switch => {
+                        return Err(self.unsupported("continue inside a switch", span))
+                    }
                 }
             }
             Statement::Return { value } => {
@@ -130,7 +133,7 @@ impl<'m> Lower<'m> {
                     ctx.cache.insert(*r, Val::Leaves(ret));
                 }
             }
-            Statement::Switch { .. } => return Err(self.unsupported("switch statement", span)),
+            Statement::Switch { selector, cases } => self.lower_switch(ctx, *selector, cases)?,
             Statement::ControlBarrier(_) | Statement::MemoryBarrier(_) => {
                 return Err(self.unsupported("barrier", span))
             }
@@ -260,6 +263,66 @@ impl<'m> Lower<'m> {
                 tail(l, ctx)
             })?;
         }
+        self.loop_kinds.pop();
+        if returns {
+            let r = self.vars[&(VarKey::Returned(ctx.inst), 0)];
+            self.emit_break(r);
+        }
+        Ok(())
+    }
+
+    /// `switch`: a one-trip loop; case `i` runs if the selector matches it or case `i − 1`
+    /// ran and falls through; a case that does not fall through ends the switch (a break).
+    /// `default` matches when no value does.
+    fn lower_switch(
+        &mut self,
+        ctx: &mut FnCtx<'m>,
+        selector: naga::Handle<naga::Expression>,
+        cases: &'m [naga::SwitchCase],
+    ) -> Result<(), CompileError> {
+        let sel = self.expr_leaves(ctx, selector)?[0];
+        let mut scan = Scan::default();
+        for c in cases {
+            self.scan(&c.body, ctx, &mut scan, false);
+        }
+        let slots = self.carried_slots(&scan, ctx.inst, false);
+        let returns = scan.ret || scan.kill;
+        self.loop_kinds.push(LoopKind::Switch);
+        self.with_loop(slots, |l| {
+            let mut hits = Vec::new();
+            for c in cases {
+                let v = match c.value {
+                    naga::SwitchValue::I32(v) => Some(l.konst(v as u32, Ty::I32)),
+                    naga::SwitchValue::U32(v) => Some(l.konst(v, Ty::U32)),
+                    naga::SwitchValue::Default => None,
+                };
+                hits.push(v.map(|v| l.def(Op::Alu(Opcode::Ieq, vec![sel, v]), Ty::Bool)));
+            }
+            let zero = l.konst(0, Ty::Bool);
+            let one = l.konst(1, Ty::Bool);
+            let mut any = zero;
+            for h in hits.iter().flatten() {
+                any = l.def(Op::Alu(Opcode::Or, vec![any, *h]), Ty::Bool);
+            }
+            let default = l.def(Op::Alu(Opcode::Xor, vec![any, one]), Ty::Bool);
+            let mut carried = zero;
+            for (c, h) in cases.iter().zip(hits) {
+                let hit = h.unwrap_or(default);
+                let run = l.def(Op::Alu(Opcode::Or, vec![hit, carried]), Ty::Bool);
+                l.lower_if(
+                    run,
+                    |l, then| if then { l.block(ctx, &c.body) } else { Ok(()) },
+                )?;
+                if c.fall_through {
+                    carried = run;
+                } else {
+                    l.emit_break(run);
+                    carried = zero;
+                }
+            }
+            l.emit_break(one);
+            Ok(())
+        })?;
         self.loop_kinds.pop();
         if returns {
             let r = self.vars[&(VarKey::Returned(ctx.inst), 0)];
