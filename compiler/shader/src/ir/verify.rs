@@ -116,3 +116,124 @@ fn block(
     let _ = mark;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::verify;
+    use crate::ir::{Op, Phi, Program, Stmt, Ty, Value};
+
+    fn prog(body: Vec<Stmt>, n: usize) -> Program {
+        Program {
+            body,
+            types: vec![Ty::F32; n],
+        }
+    }
+
+    fn c(v: u32) -> Stmt {
+        Stmt::Def {
+            dst: Value(v),
+            op: Op::Const(0),
+        }
+    }
+
+    #[test]
+    fn accepts_well_formed_and_rejects_each_violation() {
+        let ok = prog(
+            vec![
+                c(0),
+                Stmt::If {
+                    cond: Value(0),
+                    then: vec![c(1)],
+                    els: vec![],
+                    phis: vec![Phi {
+                        dst: Value(2),
+                        then: Value(1),
+                        els: Value(0),
+                    }],
+                },
+                Stmt::Loop {
+                    params: vec![Value(3)],
+                    init: vec![Value(2)],
+                    body: vec![Stmt::Break {
+                        cond: Value(3),
+                        args: vec![Value(3)],
+                    }],
+                    next: vec![Value(3)],
+                    results: vec![Value(4)],
+                },
+                Stmt::Export {
+                    loc: 0,
+                    values: vec![Value(4)],
+                },
+            ],
+            5,
+        );
+        assert_eq!(verify(&ok), Ok(()));
+        // Use before definition.
+        let e = verify(&prog(
+            vec![
+                Stmt::Export {
+                    loc: 0,
+                    values: vec![Value(0)],
+                },
+                c(0),
+            ],
+            1,
+        ))
+        .unwrap_err();
+        assert!(e.contains("%0 used"), "{e}");
+        // Defined twice.
+        assert!(verify(&prog(vec![c(0), c(0)], 1))
+            .unwrap_err()
+            .contains("twice"));
+        // A then-branch value used after the if without a phi.
+        let e = verify(&prog(
+            vec![
+                c(0),
+                Stmt::If {
+                    cond: Value(0),
+                    then: vec![c(1)],
+                    els: vec![],
+                    phis: vec![],
+                },
+                Stmt::Export {
+                    loc: 0,
+                    values: vec![Value(1)],
+                },
+            ],
+            2,
+        ))
+        .unwrap_err();
+        assert!(e.contains("%1 used"), "{e}");
+        // Break outside a loop; wrong number of values.
+        assert!(verify(&prog(
+            vec![
+                c(0),
+                Stmt::Break {
+                    cond: Value(0),
+                    args: vec![]
+                }
+            ],
+            1
+        ))
+        .unwrap_err()
+        .contains("outside a loop"));
+        let bad = prog(
+            vec![
+                c(0),
+                Stmt::Loop {
+                    params: vec![],
+                    init: vec![],
+                    body: vec![Stmt::Break {
+                        cond: Value(0),
+                        args: vec![Value(0)],
+                    }],
+                    next: vec![],
+                    results: vec![],
+                },
+            ],
+            1,
+        );
+        assert!(verify(&bad).unwrap_err().contains("carries 1"));
+    }
+}
