@@ -177,7 +177,7 @@ fn errors_name_file_line_and_field() {
     let atomic = scratch("atomic.wgsl", "@group(0) @binding(0) var<storage, read_write> n: atomic<u32>;\n@compute @workgroup_size(1) fn main() {\n  atomicAdd(&n, 1u);\n}\n");
     check(
         &["shader", "compile", s(&atomic)],
-        &["atomic.wgsl:1:", "storage buffer"],
+        &["atomic.wgsl:1:", "atomic"],
     );
     let div = scratch("div.frag", "#version 450\nlayout(location = 0) flat in int a;\nlayout(location = 0) out int o;\nvoid main() {\n  o = a / 3;\n}\n");
     check(

@@ -12,6 +12,14 @@ pub const MAX_INPUT_LOCATION: u32 = 13;
 pub const UNIFORM_BINDINGS: u32 = 16;
 /// Uniform words per binding.
 pub const UNIFORM_WORDS_PER_BINDING: u32 = 256;
+/// Storage-buffer bindings (group 0) the ABI maps.
+pub const STORAGE_BINDINGS: u32 = 16;
+
+/// The global-memory byte address of storage binding `b`: `b · 2^24` (16 MiB each).
+pub fn storage_address(b: u32) -> u32 {
+    b << 24
+}
+
 /// The export location of the vertex position (`gl_Position`, `@builtin(position)` output).
 pub const POSITION_EXPORT: u32 = 0x100;
 /// The export location of the fragment depth (`gl_FragDepth`, `@builtin(frag_depth)`).

@@ -151,6 +151,8 @@ pub struct Interface {
     pub uniforms: Vec<UniformVar>,
     /// Textures: name and binding (the `tex` immediate).
     pub samplers: Vec<(String, u32)>,
+    /// Storage buffers: name and binding (base address [`abi::storage_address`]).
+    pub buffers: Vec<(String, u32)>,
 }
 
 impl Default for Interface {
@@ -162,6 +164,7 @@ impl Default for Interface {
             outputs: vec![],
             uniforms: vec![],
             samplers: vec![],
+            buffers: vec![],
         }
     }
 }

@@ -357,3 +357,58 @@ void main() {
         assert_eq!(out[i]["o"], f(&[*w]), "k = {}", ks[i]);
     }
 }
+
+/// Compute programs: thread ids from the launch registers (ABI), storage buffers through
+/// `ldg`/`stg` at `binding · 2^24 + offset`.
+#[test]
+fn compute_builtins_and_storage_buffers() {
+    use rendergen_sim::models::shader::{run, Config, Launch, MemoryEnv};
+    let src = "
+struct Params { scale: f32, count: u32 }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;
+@group(0) @binding(2) var<uniform> p: Params;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>,
+        @builtin(local_invocation_index) li: u32, @builtin(workgroup_id) w: vec3<u32>) {
+    if (g.x >= p.count) { return; }
+    dst[g.x] = vec2<f32>(src[g.x] * p.scale, f32(li * 100u + w.y * 10u + l.x + g.y));
+}";
+    let c = build(src, Lang::Wgsl, true);
+    assert!(c.asm.contains("ldg") && c.asm.contains("stg"), "{}", c.asm);
+    let mut env = MemoryEnv::default();
+    for i in 0..8u32 {
+        env.memory.insert(4 * i, (i as f32 + 0.5).to_bits());
+    }
+    let u: std::collections::BTreeMap<String, Vec<u32>> = [
+        ("scale".to_string(), f(&[3.0])),
+        ("count".to_string(), vec![6]),
+    ]
+    .into();
+    env.uniforms = rendergen_shader_compiler::launch::uniforms(&c.interface, &u).unwrap();
+    // Registers per the ABI: r0..r2 global id, r3..r5 local id, r6 local index, r7..r9
+    // workgroup id.
+    let mut l = Launch::new(2);
+    l.regs = (0..8u32)
+        .map(|i| vec![i, 1, 0, i, 0, 0, i, 0, 2, 0])
+        .collect();
+    let o = run(&c.words, &Config::default(), &l, &mut env);
+    assert_eq!(o.error, None);
+    for i in 0..8u32 {
+        let at = |k: u32| env.memory.get(&((1 << 24) + 8 * i + 4 * k)).copied();
+        if i >= 6 {
+            assert_eq!(at(0), None, "thread {i} returned early");
+            continue;
+        }
+        assert_eq!(
+            at(0),
+            Some(((i as f32 + 0.5) * 3.0).to_bits()),
+            "thread {i}"
+        );
+        assert_eq!(
+            at(1),
+            Some(((i * 100 + 20 + i + 1) as f32).to_bits()),
+            "thread {i}"
+        );
+    }
+}

@@ -344,6 +344,11 @@ impl Select {
                     *sampler,
                 ));
             }
+            Stmt::Store { addr, imm, value } => {
+                let a = self.reg(*addr);
+                let b = self.reg(*value);
+                self.emit(VInst::new(Opcode::Stg, None, vec![a, b], *imm));
+            }
             Stmt::Export { loc, values } => {
                 let a = self.consecutive(values);
                 let mut i = VInst::new(Opcode::Export, None, vec![a], *loc);
@@ -429,6 +434,12 @@ impl Select {
             Op::Uniform(i) => {
                 let d = self.v.reg();
                 self.emit(VInst::new(Opcode::Ldu, Some(d), vec![], *i));
+                self.at.insert(dst, d);
+            }
+            Op::Load(a, imm) => {
+                let d = self.v.reg();
+                let a = self.reg(*a);
+                self.emit(VInst::new(Opcode::Ldg, Some(d), vec![a], *imm));
                 self.at.insert(dst, d);
             }
             Op::Copy(x) => {

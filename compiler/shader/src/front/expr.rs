@@ -116,6 +116,13 @@ impl<'m> Lower<'m> {
                         offset: 0,
                         dynamic: None,
                     })),
+                    naga::AddressSpace::Storage { .. } => Ok(Val::Ptr(Ptr {
+                        root: Root::Storage(crate::abi::storage_address(
+                            gv.binding.as_ref().map_or(0, |b| b.binding),
+                        )),
+                        offset: 0,
+                        dynamic: None,
+                    })),
                     naga::AddressSpace::Handle => match self.module.types[gv.ty].inner {
                         TypeInner::Image { .. } => {
                             Ok(Val::Image(gv.binding.as_ref().map_or(0, |b| b.binding)))
@@ -131,6 +138,9 @@ impl<'m> Lower<'m> {
                 let Val::Ptr(p) = self.expr(ctx, *pointer)? else {
                     return Err(self.unsupported("load from a non-pointer", span));
                 };
+                if let Root::Storage(base) = p.root {
+                    return leaves(self.storage_load(&p, base, self.inner(ctx, h), span)?);
+                }
                 let n = self.leaves(self.inner(ctx, h), span)?.len() as u32;
                 leaves(self.load(&p, n, span)?)
             }
@@ -327,6 +337,7 @@ impl<'m> Lower<'m> {
                     .get(&(k, leaf))
                     .copied()
                     .ok_or_else(|| l.unsupported("read of an unknown variable", span)),
+                Root::Storage(_) => unreachable!("storage loads go through storage_load"),
                 Root::Uniform(g) => {
                     let (word, ty) = l.uniform_words[&g][leaf as usize];
                     let v = l.prog.new_value(ty);
@@ -358,6 +369,72 @@ impl<'m> Lower<'m> {
         Ok(out)
     }
 
+    /// The address register (dynamic index × stride, or zero) and static offset of a storage
+    /// pointer.
+    pub(crate) fn storage_address(&mut self, p: &Ptr, base: u32) -> (Value, u32) {
+        let a = match p.dynamic {
+            Some((i, stride, _)) => {
+                let s = self.konst(stride, Ty::U32);
+                self.alu(Opcode::Imul, &[i, s], Ty::U32)
+            }
+            None => self.konst(0, Ty::U32),
+        };
+        (a, base.wrapping_add(p.offset))
+    }
+
+    /// Loads a value of type `t` from a storage buffer.
+    fn storage_load(
+        &mut self,
+        p: &Ptr,
+        base: u32,
+        t: &TypeInner,
+        span: Span,
+    ) -> Result<Vec<Value>, CompileError> {
+        let mut lay = Vec::new();
+        self.layout(t, 0, &mut lay, span)?;
+        let (a, off) = self.storage_address(p, base);
+        Ok(lay
+            .into_iter()
+            .map(|(o, ty)| self.def(Op::Load(a, off.wrapping_add(o)), ty))
+            .collect())
+    }
+
+    /// `base[index]` on a storage pointer: byte offsets.
+    fn storage_access(
+        &mut self,
+        mut p: Ptr,
+        pointee: &TypeInner,
+        index: Result<Value, u32>,
+        span: Span,
+    ) -> Result<Val, CompileError> {
+        let (offs, stride): (Vec<u32>, u32) = match pointee {
+            TypeInner::Struct { members, .. } => (members.iter().map(|m| m.offset).collect(), 0),
+            TypeInner::Array { stride, size, .. } => {
+                let n = match size {
+                    naga::ArraySize::Constant(n) => n.get(),
+                    _ => 0,
+                };
+                ((0..n).map(|i| i * stride).collect(), *stride)
+            }
+            TypeInner::Vector { size, .. } => ((0..*size as u32).map(|i| 4 * i).collect(), 4),
+            TypeInner::Matrix { columns, rows, .. } => {
+                let s = if *rows == naga::VectorSize::Bi { 8 } else { 16 };
+                ((0..*columns as u32).map(|i| s * i).collect(), s)
+            }
+            other => return Err(self.unsupported(format!("indexing into {other:?}"), span)),
+        };
+        match index {
+            Err(i) => p.offset += offs.get(i as usize).copied().unwrap_or(i * stride),
+            Ok(v) => {
+                if p.dynamic.is_some() {
+                    return Err(self.unsupported("more than one dynamic index into a buffer", span));
+                }
+                p.dynamic = Some((v, stride, 0));
+            }
+        }
+        Ok(Val::Ptr(p))
+    }
+
     /// `base[index]` (constant: `Err(i)`, dynamic: `Ok(value)`), on a pointer or a value.
     fn access(
         &mut self,
@@ -367,6 +444,27 @@ impl<'m> Lower<'m> {
         span: Span,
     ) -> Result<Val, CompileError> {
         let bt = self.inner(ctx, base);
+        if let Val::Ptr(
+            p @ Ptr {
+                root: Root::Storage(_),
+                ..
+            },
+        ) = self.expr(ctx, base)?
+        {
+            let pointee = match bt {
+                TypeInner::Pointer { base: t, .. } => self.module.types[*t].inner.clone(),
+                TypeInner::ValuePointer {
+                    size: Some(size),
+                    scalar,
+                    ..
+                } => TypeInner::Vector {
+                    size: *size,
+                    scalar: *scalar,
+                },
+                other => other.clone(),
+            };
+            return self.storage_access(p, &pointee, index, span);
+        }
         let pointee = match bt {
             TypeInner::Pointer { base: t, .. } => &self.module.types[*t].inner,
             TypeInner::ValuePointer {

@@ -96,6 +96,9 @@ pub(crate) enum Root {
     Var(VarKey),
     /// A uniform global (its leaves' words are in `Lower::uniform_words`).
     Uniform(u32),
+    /// A storage buffer at this base byte address (`offset` and the dynamic stride count
+    /// bytes).
+    Storage(u32),
 }
 
 /// A pointer: leaves `offset + i·stride + k` of its root, `i` the dynamic index if any.
@@ -308,9 +311,21 @@ impl<'m> Lower<'m> {
         out: &mut Vec<(u32, Ty)>,
         span: Span,
     ) -> Result<(), CompileError> {
-        match &self.module.types[ty].inner {
+        self.layout(&self.module.types[ty].inner, base, out, span)
+    }
+
+    /// Byte offsets of a type's leaves in a buffer (uniform or storage layout, as naga
+    /// records it).
+    pub fn layout(
+        &self,
+        inner: &TypeInner,
+        base: u32,
+        out: &mut Vec<(u32, Ty)>,
+        span: Span,
+    ) -> Result<(), CompileError> {
+        match inner {
             TypeInner::Scalar(_) | TypeInner::Vector { .. } => {
-                for (i, t) in self.leaves_of(ty, span)?.into_iter().enumerate() {
+                for (i, t) in self.leaves(inner, span)?.into_iter().enumerate() {
                     out.push((base + 4 * i as u32, t));
                 }
             }
@@ -416,7 +431,29 @@ impl<'m> Lower<'m> {
                 }
                 naga::AddressSpace::Function => {}
                 naga::AddressSpace::Storage { .. } => {
-                    return Err(self.unsupported(format!("storage buffer `{name}`"), span))
+                    let b = g.binding.as_ref().ok_or_else(|| {
+                        self.unsupported("storage buffer without a binding", span)
+                    })?;
+                    if b.group != 0 || b.binding >= abi::STORAGE_BINDINGS {
+                        return Err(self.unsupported(format!("storage binding (group {}, binding {}): the ABI has group 0, bindings 0..{}", b.group, b.binding, abi::STORAGE_BINDINGS), span));
+                    }
+                    // Leaves the core cannot hold (atomics, 64-bit) are errors here.
+                    let elem = |t: Handle<naga::Type>| match self.module.types[t].inner {
+                        TypeInner::Array {
+                            base,
+                            size: naga::ArraySize::Dynamic,
+                            ..
+                        } => base,
+                        _ => t,
+                    };
+                    if let TypeInner::Struct { members, .. } = &self.module.types[g.ty].inner {
+                        for m in members {
+                            self.leaves_of(elem(m.ty), span)?;
+                        }
+                    } else {
+                        self.leaves_of(elem(g.ty), span)?;
+                    }
+                    self.iface.buffers.push((name, b.binding));
                 }
                 naga::AddressSpace::WorkGroup => {
                     return Err(self.unsupported(format!("workgroup variable `{name}`"), span))

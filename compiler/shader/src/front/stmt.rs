@@ -115,6 +115,20 @@ impl<'m> Lower<'m> {
                     return Err(self.unsupported("store through a non-pointer", span));
                 };
                 let v = self.expr_leaves(ctx, *value)?;
+                if let Root::Storage(base) = p.root {
+                    let t = ctx.info[*value].ty.inner_with(&self.module.types);
+                    let mut lay = Vec::new();
+                    self.layout(t, 0, &mut lay, span)?;
+                    let (a, off) = self.storage_address(&p, base);
+                    for ((o, _), x) in lay.into_iter().zip(v) {
+                        self.cur.push(Stmt::Store {
+                            addr: a,
+                            imm: off.wrapping_add(o),
+                            value: x,
+                        });
+                    }
+                    return Ok(());
+                }
                 self.store(&p, &v, span)?;
             }
             Statement::Call {

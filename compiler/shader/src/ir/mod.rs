@@ -47,6 +47,9 @@ pub enum Op {
     Uniform(u32),
     /// A copy.
     Copy(Value),
+    /// The global-memory word at byte address `a + imm` (`ldg`; never merged or moved across
+    /// stores).
+    Load(Value, u32),
     /// A register-to-register ALU operation of the ISA (never a port, control or immediate
     /// form); its operands in order `a, b, c`.
     Alu(Opcode, Vec<Value>),
@@ -56,7 +59,7 @@ impl Op {
     /// Operands.
     pub fn args(&self) -> &[Value] {
         match self {
-            Op::Copy(v) => std::slice::from_ref(v),
+            Op::Copy(v) | Op::Load(v, _) => std::slice::from_ref(v),
             Op::Alu(_, a) => a,
             _ => &[],
         }
@@ -65,7 +68,7 @@ impl Op {
     /// Operands, mutable.
     pub fn args_mut(&mut self) -> &mut [Value] {
         match self {
-            Op::Copy(v) => std::slice::from_mut(v),
+            Op::Copy(v) | Op::Load(v, _) => std::slice::from_mut(v),
             Op::Alu(_, a) => a,
             _ => &mut [],
         }
@@ -117,6 +120,16 @@ pub enum Stmt {
         sampler: u32,
         /// Coordinates (s, t).
         coord: [Value; 2],
+    },
+    /// The global-memory word at byte address `addr + imm` = `value` (`stg`; not by helper
+    /// lanes).
+    Store {
+        /// Address register.
+        addr: Value,
+        /// Address offset.
+        imm: u32,
+        /// The word.
+        value: Value,
     },
     /// Output location `loc` = `values` (1..=4 words).
     Export {
@@ -238,6 +251,7 @@ pub fn uses(s: &Stmt) -> Vec<Value> {
         Stmt::Def { op, .. } => op.args().to_vec(),
         Stmt::Tex { coord, .. } => coord.to_vec(),
         Stmt::Export { values, .. } => values.clone(),
+        Stmt::Store { addr, value, .. } => vec![*addr, *value],
         Stmt::If { cond, phis, .. } => std::iter::once(*cond)
             .chain(phis.iter().flat_map(|p| [p.then, p.els]))
             .collect(),
@@ -254,6 +268,10 @@ pub fn map_uses(s: &mut Stmt, f: &mut impl FnMut(Value) -> Value) {
         Stmt::Def { op, .. } => op.args_mut().iter_mut().for_each(|v| *v = f(*v)),
         Stmt::Tex { coord, .. } => coord.iter_mut().for_each(|v| *v = f(*v)),
         Stmt::Export { values, .. } => values.iter_mut().for_each(|v| *v = f(*v)),
+        Stmt::Store { addr, value, .. } => {
+            *addr = f(*addr);
+            *value = f(*value);
+        }
         Stmt::If { cond, phis, .. } => {
             *cond = f(*cond);
             for p in phis {

@@ -35,6 +35,7 @@ fn block(p: &Program, b: &[Stmt], depth: usize, out: &mut String) {
                     Op::Input(r) => format!("input r{r}"),
                     Op::Uniform(i) => format!("uniform {i}"),
                     Op::Copy(v) => format!("copy %{}", v.0),
+                    Op::Load(a, i) => format!("load %{} + {i}", a.0),
                     Op::Alu(o, a) => format!("{} {}", o.mnemonic(), list(a)),
                 };
                 let _ = writeln!(out, "{pad}%{}: {:?} = {rhs}", dst.0, p.ty(*dst));
@@ -45,6 +46,9 @@ fn block(p: &Program, b: &[Stmt], depth: usize, out: &mut String) {
                 coord,
             } => {
                 let _ = writeln!(out, "{pad}{} = tex {sampler}, {}", list(dst), list(coord));
+            }
+            Stmt::Store { addr, imm, value } => {
+                let _ = writeln!(out, "{pad}store %{} + {imm}, %{}", addr.0, value.0);
             }
             Stmt::Export { loc, values } => {
                 let _ = writeln!(out, "{pad}export {loc}, {}", list(values));

@@ -129,7 +129,7 @@ fn propagate(
             Stmt::Def { dst, op } => {
                 let x = match op {
                     Op::Const(w) => Lattice::Const(*w),
-                    Op::Input(_) | Op::Uniform(_) => Lattice::Bottom,
+                    Op::Input(_) | Op::Uniform(_) | Op::Load(..) => Lattice::Bottom,
                     Op::Copy(v) => lat[v.0 as usize],
                     Op::Alu(code, args) => {
                         let a: Vec<Lattice> = args.iter().map(|v| lat[v.0 as usize]).collect();
@@ -159,7 +159,7 @@ fn propagate(
                 set(lat, *dst, x);
             }
             Stmt::Tex { dst, .. } => dst.iter().for_each(|d| set(lat, *d, Lattice::Bottom)),
-            Stmt::Export { .. } => {}
+            Stmt::Export { .. } | Stmt::Store { .. } => {}
             Stmt::If {
                 cond,
                 then,
@@ -478,6 +478,9 @@ fn cse_block(
     for s in b.iter_mut() {
         map_uses(s, &mut |v| *sub.get(&v).unwrap_or(&v));
         match s {
+            Stmt::Def {
+                op: Op::Load(..), ..
+            } => {}
             Stmt::Def { dst, op } => {
                 let mut key = op.clone();
                 if let Op::Alu(code, a) = &mut key {
@@ -680,6 +683,10 @@ fn mark(
                 }
             }
             Stmt::Export { values, .. } => values.iter().for_each(|&v| set(live, v)),
+            Stmt::Store { addr, value, .. } => {
+                set(live, *addr);
+                set(live, *value);
+            }
             Stmt::If {
                 cond,
                 then,
