@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use rendergen_shader_compiler::{Lang, ShaderStage};
+use rendergen_shader_compiler::{compile, Lang, ShaderStage};
 
 fn one(out: &std::collections::BTreeMap<String, Vec<u32>>, name: &str) -> f32 {
     f32::from_bits(out[name][0])
@@ -411,4 +411,40 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(local_invocation_i
             "thread {i}"
         );
     }
+}
+
+#[test]
+fn integer_division_by_powers_of_two() {
+    let src = "#version 450
+layout(location = 0) flat in int a;
+layout(location = 1) flat in uint b;
+layout(location = 0) out ivec4 o;
+layout(location = 1) out uvec2 u;
+void main() { o = ivec4(a / 4, a % 4, a / 1, a % 8); u = uvec2(b / 16u, b % 16u); }";
+    let vals = [
+        (7i32, 33u32),
+        (-7, 0xFFFF_FFFF),
+        (-8, 15),
+        (0, 16),
+        (i32::MIN, 1),
+        (i32::MAX, 0x8000_0000),
+    ];
+    let invs: Vec<_> = vals
+        .iter()
+        .map(|&(a, b)| vec![("a", vec![a as u32]), ("b", vec![b])])
+        .collect();
+    let out = exec_both(src, frag(), &invs, &[]);
+    for (i, &(a, b)) in vals.iter().enumerate() {
+        assert_eq!(
+            out[i]["o"],
+            [a / 4, a % 4, a, a % 8].map(|x| x as u32),
+            "a = {a}"
+        );
+        assert_eq!(out[i]["u"], [b / 16, b % 16], "b = {b}");
+    }
+    let e = compile("#version 450\nlayout(location = 0) flat in int a;\nlayout(location = 0) out int o;\nvoid main() { o = a / 3; }", "d.frag", &rendergen_shader_compiler::Options::new(frag())).unwrap_err();
+    assert!(
+        e.message.contains("d.frag:") && e.message.contains("integer division"),
+        "{e}"
+    );
 }

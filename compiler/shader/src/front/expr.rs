@@ -567,6 +567,14 @@ impl<'m> Lower<'m> {
         }
     }
 
+    /// The word of a constant value.
+    fn const_of(&self, v: Value) -> Option<u32> {
+        self.consts
+            .iter()
+            .find(|(_, &c)| c == v)
+            .map(|((w, _), _)| *w)
+    }
+
     fn reduce(&mut self, op: Opcode, x: &[Value], ty: Ty) -> Value {
         let mut acc = x[0];
         for &a in &x[1..] {
@@ -627,7 +635,45 @@ impl<'m> Lower<'m> {
                 return Ok(self.alu(O::Fsub, &[a, bt], ty));
             }
             B::Divide | B::Modulo => {
-                return Err(self.unsupported("integer division or remainder", span))
+                // By a constant power of two only: shifts and masks.
+                let k = self
+                    .const_of(b)
+                    .filter(|&d| d != 0 && d.is_power_of_two() && (ty == Ty::U32 || d < 1 << 31));
+                let Some(d) = k else {
+                    return Err(self.unsupported(
+                        "integer division or remainder (except by a constant power of two)",
+                        span,
+                    ));
+                };
+                if d == 1 {
+                    return Ok(if op == B::Divide {
+                        a
+                    } else {
+                        self.konst(0, ty)
+                    });
+                }
+                let sh = self.konst(d.trailing_zeros(), Ty::U32);
+                if ty == Ty::U32 {
+                    return Ok(if op == B::Divide {
+                        self.alu(O::Shr, &[a, sh], ty)
+                    } else {
+                        let m = self.konst(d - 1, Ty::U32);
+                        self.alu(O::And, &[a, m], ty)
+                    });
+                }
+                // Signed: truncate toward zero; the remainder takes the dividend's sign.
+                let s31 = self.konst(31, Ty::U32);
+                let sign = self.alu(O::Sar, &[a, s31], ty);
+                let bias_sh = self.konst(32 - d.trailing_zeros(), Ty::U32);
+                let bias = self.alu(O::Shr, &[sign, bias_sh], ty);
+                let t = self.alu(O::Iadd, &[a, bias], ty);
+                let q = self.alu(O::Sar, &[t, sh], ty);
+                return Ok(if op == B::Divide {
+                    q
+                } else {
+                    let qd = self.alu(O::Shl, &[q, sh], ty);
+                    self.alu(O::Isub, &[a, qd], ty)
+                });
             }
             B::Equal => (if f { O::Feq } else { O::Ieq }, false, Ty::Bool),
             B::NotEqual => (if f { O::Fne } else { O::Ine }, false, Ty::Bool),
