@@ -346,6 +346,27 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| fp::pow::fp_pow_top(&fp::FpCfg { tag_width: v[0] as u32 }),
         constraint: None,
     },
+    GeneratorSpec {
+        name: "shader_core",
+        doc: "SIMT shader core over 2x2 quads (issue 12): warps, mask stack, fp units, ports",
+        params: &[
+            pr("quads", 1, crate::shader::QUADS, "2x2 quads per warp"),
+            pr("warps", 8, crate::shader::WARPS, "warp slots"),
+            pr("regs", 64, crate::shader::REGS, "32-bit registers per lane"),
+            pow2("imem_depth", 1024, crate::shader::IMEM_DEPTH, "instruction memory words"),
+            pr("watchdog", 1_000_000, crate::shader::WATCHDOG, "instructions a warp may execute"),
+        ],
+        build: |v| {
+            crate::shader::shader_core_top(&crate::shader::ShaderCfg {
+                quads: v[0] as u32,
+                warps: v[1] as u32,
+                regs: v[2] as u32,
+                imem_depth: v[3] as u32,
+                watchdog: v[4],
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default
@@ -355,6 +376,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
 const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("mac_mesh", &["lanes=4", "stages=4"]),
     ("pbru", &["cores=1", "slots=1", "real_astc=0"]),
+    ("shader_core", &["warps=1", "regs=8", "imem_depth=16"]),
 ];
 
 /// Why a catalogue request failed.

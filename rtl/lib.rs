@@ -11,5 +11,6 @@ pub mod catalog;
 pub mod fp;
 pub mod mem;
 pub mod pbru;
+pub mod shader;
 pub mod stream;
 pub mod synthetic;

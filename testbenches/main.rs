@@ -9,4 +9,5 @@ mod hierarchy;
 mod pbru_core;
 mod pbru_sched;
 mod pbru_system;
+mod shader_core;
 mod widgets;

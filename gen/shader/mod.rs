@@ -25,6 +25,8 @@
 //!   `"-inf"`. `--json` adds `"stats"` (warps, instructions executed; cycles and IPC for the
 //!   RTL engine).
 
+pub mod rtl;
+
 use rendergen_shader_compiler::ir::Ty;
 use rendergen_shader_compiler::{compile, launch, Compiled, Lang, Options, ShaderStage};
 use rendergen_sim::models::shader::{self as model, Config, Env, Launch, MemoryEnv, Outcome};
@@ -57,34 +59,73 @@ pub enum Engine {
     Rtl,
 }
 
-/// What an engine reports for one warp.
+/// What an engine reports for a run.
 #[derive(Clone, Debug)]
-pub struct WarpResult {
-    /// The interpreter's outcome (exports, registers, instructions, error).
-    pub outcome: Outcome,
-    /// Cycles, for engines that have them.
+pub struct EngineRun {
+    /// Per launch, in launch order: exports, instructions executed, error (the RTL engine
+    /// reports no final registers: `regs` is empty).
+    pub warps: Vec<Outcome>,
+    /// Cycles of the whole run (warps run at once), for engines that have them.
     pub cycles: Option<u64>,
 }
 
 /// Runs `program` on each launch on `engine` with the ports of `env`: the one call an engine
-/// needs to provide.
+/// needs to provide. The RTL engine simulates `shader_core` (one quad per warp, 8 warp slots,
+/// 64 registers, instruction memory the program's length rounded up to a power of two) with
+/// the launches running at once, answering every port from `env` after one cycle.
 pub fn run_engine(
     engine: Engine,
     program: &[u64],
     launches: &[Launch],
     env: &mut dyn Env,
-) -> Result<Vec<WarpResult>, ShaderError> {
+) -> Result<EngineRun, ShaderError> {
     match engine {
-        Engine::Model => Ok(launches
-            .iter()
-            .map(|l| WarpResult {
-                outcome: model::run(program, &Config::default(), l, env),
-                cycles: None,
+        Engine::Model => Ok(EngineRun {
+            warps: (launches.iter())
+                .map(|l| model::run(program, &Config::default(), l, env))
+                .collect(),
+            cycles: None,
+        }),
+        Engine::Rtl => {
+            use rendergen_rtl::shader::{ShaderCfg, IMEM_DEPTH};
+            use rendergen_sim::models::shader::Fault;
+            if let Some(l) = launches.iter().find(|l| l.quads != 1) {
+                return Err(bad(format!(
+                    "--engine rtl runs warps of one quad (a launch has {} quads)",
+                    l.quads
+                )));
+            }
+            let depth = program.len().next_power_of_two().max(16) as u64;
+            if !IMEM_DEPTH.contains(&depth) {
+                return Err(bad(format!(
+                    "the program has {} instructions; the RTL core's instruction memory holds \
+                     at most {}",
+                    program.len(),
+                    IMEM_DEPTH.end()
+                )));
+            }
+            let cfg = ShaderCfg {
+                imem_depth: depth as u32,
+                ..ShaderCfg::default()
+            };
+            let acfg = rendergen_sim::agents::shader_core::AgentCfg::default();
+            let (outs, stats) =
+                rtl::run_rtl(&cfg, &acfg, program, launches, env).map_err(|e| ShaderError {
+                    code: 1,
+                    message: format!("the RTL shader core: {e}"),
+                })?;
+            Ok(EngineRun {
+                warps: (outs.into_iter())
+                    .map(|o| Outcome {
+                        exports: o.exports,
+                        regs: Vec::new(),
+                        executed: o.executed,
+                        error: o.error.map(|(error, pc)| Fault { error, pc }),
+                    })
+                    .collect(),
+                cycles: Some(stats.cycles),
             })
-            .collect()),
-        Engine::Rtl => Err(bad(
-            "--engine rtl: the RTL shader core's driver is not available yet; use --engine model",
-        )),
+        }
     }
 }
 
@@ -346,7 +387,9 @@ pub fn run_program(
     engine: Engine,
 ) -> Result<(String, RunStats), ShaderError> {
     let regs = launch::registers(&c.interface, invocations).map_err(bad)?;
-    let lanes_per_warp = 4 * rendergen_shader_isa::MAX_QUADS;
+    // One quad per warp on every engine (the RTL core's default), so `warp`/`quad`/`lane`
+    // read the same on both.
+    let lanes_per_warp = 4;
     let launches: Vec<Launch> = regs
         .chunks(lanes_per_warp)
         .enumerate()
@@ -363,27 +406,30 @@ pub fn run_program(
         uniforms,
         ..Default::default()
     };
-    let results = run_engine(engine, &c.words, &launches, &mut env)?;
+    let run = run_engine(engine, &c.words, &launches, &mut env)?;
     let mut stats = RunStats {
-        warps: results.len(),
+        warps: run.warps.len(),
         program_instructions: c.words.len(),
+        cycles: run.cycles,
         ..Default::default()
     };
     let mut doc = String::from("{\"outputs\": [");
     let mut first = true;
-    for (w, (r, chunk)) in results.iter().zip(regs.chunks(lanes_per_warp)).enumerate() {
-        if let Some(f) = r.outcome.error {
+    for (w, (r, chunk)) in run
+        .warps
+        .iter()
+        .zip(regs.chunks(lanes_per_warp))
+        .enumerate()
+    {
+        if let Some(f) = r.error {
             return Err(ShaderError {
                 code: 1,
                 message: format!("warp {w} ended with {} at pc {}", f.error, f.pc),
             });
         }
-        stats.instructions += r.outcome.executed;
-        if let Some(cy) = r.cycles {
-            *stats.cycles.get_or_insert(0) += cy;
-        }
+        stats.instructions += r.executed;
         for lane in 0..chunk.len() {
-            let outs = launch::outputs(&c.interface, &r.outcome.exports[lane]);
+            let outs = launch::outputs(&c.interface, &r.exports[lane]);
             let fields: Vec<String> = outs
                 .iter()
                 .map(|(name, ws, tys)| {

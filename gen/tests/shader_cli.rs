@@ -60,7 +60,7 @@ fn run_prints_outputs_per_invocation() {
         serde_json::json!(1),
         "a > 10 returns early"
     );
-    assert_eq!(v["stats"]["warps"], 1);
+    assert_eq!(v["stats"]["warps"], 2, "one quad per warp");
     assert!(v["stats"]["instructions"].as_u64().unwrap() > 0);
     // Shortest round-trip form.
     let text = stdout(&o);
@@ -278,17 +278,45 @@ fn errors_name_file_line_and_field() {
         &["shader", "run", &example("shade.wgsl"), "--inputs", s(&j)],
         &["int.json: invocations[0].front[0]", "true, false, 0 or 1"],
     );
-    // The RTL engine is not wired yet.
-    check(
+}
+
+/// `--engine rtl` simulates the shader core cycle by cycle and gives the interpreter's outputs,
+/// bit for bit, on the examples (divergent loops, discard, early return, derivatives,
+/// uniforms, WGSL, textures); its statistics have cycles and IPC.
+#[test]
+fn the_rtl_engine_gives_the_interpreters_outputs() {
+    let runs: [&[&str]; 2] = [
+        &[&example("loops.frag"), "--inputs", &example("loops.json")],
         &[
-            "shader",
-            "run",
-            &frag,
+            &example("gradient.frag"),
             "--inputs",
-            &example("loops.json"),
-            "--engine",
-            "rtl",
+            &example("inputs.json"),
+            "--uniforms",
+            &example("uniforms.json"),
         ],
-        &["not available yet"],
-    );
+    ];
+    for args in runs {
+        let out = |engine: &str| {
+            let mut a = vec!["shader", "run"];
+            a.extend_from_slice(args);
+            a.extend_from_slice(&["--engine", engine, "--json"]);
+            let o = rendergen(&a);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{engine} {args:?}: {}",
+                stderr(&o)
+            );
+            serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+        };
+        let (model, rtl) = (out("model"), out("rtl"));
+        assert_eq!(model["outputs"], rtl["outputs"], "{args:?}");
+        assert_eq!(model["stats"]["instructions"], rtl["stats"]["instructions"]);
+        let cycles = rtl["stats"]["cycles"].as_u64().expect("rtl reports cycles");
+        assert!(
+            cycles > 0 && rtl["stats"]["ipc"].as_f64().unwrap() > 0.0,
+            "{rtl}"
+        );
+        assert!(model["stats"].get("cycles").is_none());
+    }
 }

@@ -4,5 +4,7 @@
 //! golden models to check them.
 //!
 //! * [`pbru`]: the SM, the TTU and the SM's L1 around a simulated `pbru` top.
+//! * [`shader_core`]: program, launches and every port of a simulated `shader_core`.
 
 pub mod pbru;
+pub mod shader_core;
