@@ -285,6 +285,27 @@ fn emitter_bugs_found_by_the_fuzzer() {
             d,
         ));
     }
+    // Verilator 5.006 rejected `x << (s − C)` where `s` is the slice of a zero extension
+    // that holds only zeros (so Verilator folds the amount to a wide constant) and `C` is
+    // wide: "Value too wide for 32-bits expected in this context" (seed 0xF022, designs
+    // 700..800). Wide variable amounts are now printed clamped to 32 bits.
+    cases.push((
+        "shift by a wide amount Verilator folds to a constant",
+        Design::build("shift_wide_sub", |m| {
+            let x = m.input("x", 8);
+            let b = m.input("b", 1);
+            let s = b.zext(130).slice(41, 82);
+            let c = m.constant(Bits::from_words(&[0x8000_0000_0000_0000, 0], 82));
+            let n = s - c;
+            // Small amounts through the clamp too: `b` itself, 82 bits wide.
+            let small = b.zext(82);
+            m.output(
+                "o",
+                cat(&[x.shl(n), x.shr(n), x.sra(n), x.shl(small), x.sra(small)]),
+            );
+        })
+        .unwrap(),
+    ));
     let mut failed = Vec::new();
     for (what, d) in &cases {
         let (_, trace) = run_recorded(d, 16, 1);

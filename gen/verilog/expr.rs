@@ -195,6 +195,17 @@ impl Exprs<'_> {
                 (false, _) => y = k.to_u64().to_string(),
             }
         }
+        // A variable shift amount wider than 32 bits is clamped to 32 bits: any amount of 2^32
+        // or more shifts everything out, as 2^32 − 1 does. Verilator 5.006 rejects some wide
+        // amounts ("Value too wide for 32-bits expected in this context" on `x << (a − C)`
+        // with a wide constant `C`, found by the fuzzer).
+        let bw = self.width(b);
+        if matches!(op, BinOp::Shl | BinOp::Shr | BinOp::Sra)
+            && bw > 32
+            && !matches!(self.def.node(b).op, Op::Const(_))
+        {
+            y = format!("((|{y}[{}:32]) ? 32'hFFFFFFFF : {y}[31:0])", bw - 1);
+        }
         let sym = match op {
             BinOp::Add => "+",
             BinOp::Sub => "-",

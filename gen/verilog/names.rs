@@ -281,6 +281,13 @@ fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool
         match node.op {
             Op::Slice { a, .. } => selected[a as usize] = true,
             Op::Extend { a, signed: true } if def.node(a).width > 1 => selected[a as usize] = true,
+            // A shift amount wider than 32 bits is printed clamped to 32 bits, bit-selected
+            // (see `expr.rs`).
+            Op::Binary(BinOp::Shl | BinOp::Shr | BinOp::Sra, _, b)
+                if def.node(b).width > 32 && !matches!(def.node(b).op, Op::Const(_)) =>
+            {
+                selected[b as usize] = true
+            }
             _ => {}
         }
     }
