@@ -288,7 +288,7 @@ fn emitter_bugs_found_by_the_fuzzer() {
     // Verilator 5.006 rejected `x << (s − C)` where `s` is the slice of a zero extension
     // that holds only zeros (so Verilator folds the amount to a wide constant) and `C` is
     // wide: "Value too wide for 32-bits expected in this context" (seed 0xF022, designs
-    // 700..800). Wide variable amounts are now printed clamped to 32 bits.
+    // 700..800). Wide variable amounts are now split at 2^32.
     cases.push((
         "shift by a wide amount Verilator folds to a constant",
         Design::build("shift_wide_sub", |m| {
@@ -297,11 +297,25 @@ fn emitter_bugs_found_by_the_fuzzer() {
             let s = b.zext(130).slice(41, 82);
             let c = m.constant(Bits::from_words(&[0x8000_0000_0000_0000, 0], 82));
             let n = s - c;
-            // Small amounts through the clamp too: `b` itself, 82 bits wide.
+            // Small amounts through the split too: `b` itself, 82 bits wide.
             let small = b.zext(82);
             m.output(
                 "o",
                 cat(&[x.shl(n), x.shr(n), x.sra(n), x.shl(small), x.sra(small)]),
+            );
+        })
+        .unwrap(),
+    ));
+    // The first form of that fix shifted by 32'hFFFFFFFF for huge amounts, which Verilator
+    // 5.006 -O3 folded wrongly (design 204 of seed 0xF022: a 40-bit value shifted by itself).
+    cases.push((
+        "a 40-bit value shifted by itself",
+        Design::build("shift_self_40", |m| {
+            let x = m.input("x", 40);
+            let y = m.input("y", 136);
+            m.output(
+                "o",
+                cat(&[x.shl(x), x.shr(x), y.sra(y), y.sra(x), x.sra(y)]),
             );
         })
         .unwrap(),

@@ -195,16 +195,28 @@ impl Exprs<'_> {
                 (false, _) => y = k.to_u64().to_string(),
             }
         }
-        // A variable shift amount wider than 32 bits is clamped to 32 bits: any amount of 2^32
-        // or more shifts everything out, as 2^32 − 1 does. Verilator 5.006 rejects some wide
-        // amounts ("Value too wide for 32-bits expected in this context" on `x << (a − C)`
-        // with a wide constant `C`, found by the fuzzer).
+        // A variable shift amount wider than 32 bits is split: an amount of 2^32 or more gives
+        // the result of shifting everything out (0, or the sign everywhere for `>>>`, printed
+        // as the constant case above prints it), a smaller one shifts by its low 32 bits.
+        // Verilator 5.006 rejects some wide amounts ("Value too wide for 32-bits expected in
+        // this context" on `x << (a − C)` with a wide constant `C`, found by the fuzzer), and
+        // mis-folds shifts by a constant of 2^32 − 1, so neither appears in what we print.
         let bw = self.width(b);
         if matches!(op, BinOp::Shl | BinOp::Shr | BinOp::Sra)
             && bw > 32
             && !matches!(self.def.node(b).op, Op::Const(_))
         {
-            y = format!("((|{y}[{}:32]) ? 32'hFFFFFFFF : {y}[31:0])", bw - 1);
+            let w = self.width(a);
+            let huge = format!("(|{y}[{}:32])", bw - 1);
+            let low = format!("{y}[31:0]");
+            return match op {
+                BinOp::Sra => format!(
+                    "{huge} ? $signed({x}) >>> {} : $signed({x}) >>> {low}",
+                    w - 1
+                ),
+                BinOp::Shl => format!("{huge} ? {w}'d0 : {x} << {low}"),
+                _ => format!("{huge} ? {w}'d0 : {x} >> {low}"),
+            };
         }
         let sym = match op {
             BinOp::Add => "+",
