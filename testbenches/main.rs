@@ -9,6 +9,5 @@ mod hierarchy;
 mod pbru_core;
 mod pbru_sched;
 mod pbru_system;
-mod shade;
 mod shader_core;
 mod widgets;

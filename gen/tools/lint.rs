@@ -1,8 +1,5 @@
-//! The lint flow: Verilator `--lint-only -Wall`, Yosys's coarse synthesis (`synth -run
-//! begin:fine`: elaboration, processes, memories, word-level optimisation) + `check -assert`,
-//! and `iverilog -g2005` on the emitted files. The fine-grained part of `synth` (mapping every
-//! adder and multiplier to gates) finds nothing more for a lint and takes minutes on the
-//! binary32 pipelines; `rendergen synth` runs it.
+//! The lint flow: Verilator `--lint-only -Wall`, Yosys `synth` + `check -assert`, and
+//! `iverilog -g2005` on the emitted files.
 
 use super::run::{run_tool, write_design, ToolError, WorkDir};
 use crate::verilog::top_name;
@@ -97,7 +94,7 @@ pub fn lint(design: &Design) -> Result<LintReport, ToolError> {
     }));
 
     let script = format!(
-        "read_verilog {}; synth -top {top} -run begin:fine; check -assert",
+        "read_verilog {}; synth -top {top}; check -assert",
         names.join(" ")
     );
     let y = run_tool(

@@ -17,14 +17,10 @@
 //! stack, and a `reason` ([`rendergen_isa::Reason::code`]).
 //!
 //! # Test pipelines
-//! A pipe whose [`PipeInst::test_latency`] is set holds a test fixture of that latency instead
-//! of its unit (a cheap stand-in for scheduler tests), computing, for the popped arguments `a`
-//! (`a[0]` pushed first) of opcode `op` with immediate `imm`, result word `i` (of
-//! `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`, wrapping at 32 bits. The
-//! RTL fixture and the scheduler testbenches implement it independently. The real GGX pipe
-//! answers `GGX_DIR` with the same function until its datapath is built. The interpreter
-//! (`rendergen_sim::models::pbru`) computes the real units, so a whole-engine run checked
-//! against it needs the real pipes (the default).
+//! Until the shading pipelines exist, their pipes hold a test fixture of configurable latency
+//! computing, for the popped arguments `a` (`a[0]` pushed first) of opcode `op` with immediate
+//! `imm`, result word `i` (of `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`,
+//! wrapping at 32 bits. The RTL fixture and the interpreter implement it independently.
 //!
 //! # Texture addresses (scheduler conventions, added with the scheduler)
 //! * A texture block is named by its **block address** in block units, the word TEX_A pushes:
@@ -65,8 +61,8 @@ pub const L1_ID_W: u32 = 8;
 pub struct PipeInst {
     /// Its type.
     pub kind: PipeKind,
-    /// For a test pipeline (types whose real unit is not built yet, or a cheap stand-in): its
-    /// latency in cycles. `None` for the real unit (where one is built).
+    /// For a test pipeline (types whose real unit is not built yet): its latency in cycles.
+    /// `None` for the real unit (ASTC_A, ASTC_DP).
     pub test_latency: Option<u32>,
 }
 
@@ -90,7 +86,8 @@ pub struct PbruCfg {
     pub sm_block_cycles: u32,
     /// Cycles a slot waits on a pending L1 fetch before stopping itself (¶75). Default 64.
     pub miss_thresh: u32,
-    /// Pipeline instances; default one of each type, each its real unit.
+    /// Pipeline instances; default one of each type, ASTC_A and ASTC_DP real, the shading types
+    /// test pipelines of latency 4.
     pub pipes: Vec<PipeInst>,
 }
 
@@ -100,7 +97,7 @@ impl Default for PbruCfg {
             .iter()
             .map(|&kind| PipeInst {
                 kind,
-                test_latency: None,
+                test_latency: (!matches!(kind, PipeKind::AstcA | PipeKind::AstcDp)).then_some(4),
             })
             .collect();
         PbruCfg {

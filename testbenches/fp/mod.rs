@@ -6,7 +6,6 @@ mod fma;
 mod int_alu;
 mod misc;
 mod pow;
-mod q16;
 mod recip;
 mod transc;
 

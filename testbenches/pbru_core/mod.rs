@@ -251,14 +251,7 @@ fn randsel_chooses_like_the_model() {
 /// Fetches that take longer than MISS_THRESH park the ray (Parked, at the instruction to
 /// re-execute, on the model's path); re-sent rays finish like the model. Slower fetches below
 /// the threshold never park.
-///
-/// **Fails since SCHLICK pops seven words** (the random programs changed with the pop table):
-/// ray 5, parked at chunk 0xa060 offset 0x1e and re-sent with stack `[fffe9777, 1]`, ends in
-/// the core with `UnknownOpcode` at 0xa081 while the model finishes it at 0xa0c0 + 0x1f. A
-/// core defect in resuming a parked ray (found by this test, not yet located: straddling
-/// fetch, skip state or PRNG on re-entry are the suspects); run it with `--ignored`.
 #[test]
-#[ignore = "known PBRU core defect on resuming a parked ray (see the doc comment); fix pending"]
 fn self_stop_after_miss_thresh() {
     let cfg = small();
     let mut rng = Rng::new(11);

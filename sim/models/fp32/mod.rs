@@ -14,7 +14,6 @@
 
 pub mod basic;
 pub mod int;
-pub mod q16;
 pub mod recip;
 pub mod transc;
 

@@ -25,11 +25,7 @@ pub mod control;
 pub mod exec;
 pub mod memory;
 pub mod pipes;
-pub mod shading;
-pub mod shading_ref;
 
-#[cfg(test)]
-mod shading_tests;
 #[cfg(test)]
 mod tests;
 

@@ -1,10 +1,8 @@
 //! What the pipelines compute for a core's request, as the interpreter sees it: ASTC_A through
 //! the golden address model, ASTC_DP through the reference decoder with the ISA's Q16.16 texel
-//! conversion, the shading pipelines through [`super::shading`] (those built so far), and the
-//! test function that stands in for the others.
+//! conversion, and the test function that stands in for the shading pipelines.
 
 use super::memory::Memory;
-use super::shading;
 use crate::models::astc::{convert::fp16_to_f32, decode_texel, Footprint, Profile, TexelEncoding};
 use crate::models::texture_address::{texture_address, AddressRequest, TextureDesc};
 use rendergen_isa::{Class, Opcode, PipeKind};
@@ -21,27 +19,8 @@ pub fn pipeline(op: Opcode, imm: u32, args: &[u32], mem: &Memory) -> Result<Vec<
             kind: PipeKind::AstcDp,
             ..
         } => tex_dp(imm, args, mem).map(|t| t.to_vec()),
-        Class::Pipeline { .. } => {
-            Ok(shade(op, args).unwrap_or_else(|| test_pipeline(args, imm, op.pushes())))
-        }
+        Class::Pipeline { .. } => Ok(test_pipeline(args, imm, op.pushes())),
         c => panic!("{op:?} is no pipeline opcode ({c:?})"),
-    }
-}
-
-/// A shading opcode whose pipeline is built (issue 11 §2) through the bit-exact model
-/// [`super::shading`]; `None` for one that is still a test pipeline (and for other opcodes).
-pub fn shade(op: Opcode, args: &[u32]) -> Option<Vec<u32>> {
-    match op {
-        Opcode::Schlick => Some(shading::schlick(args).to_vec()),
-        Opcode::OrenNayar => Some(vec![shading::oren_nayar(args)]),
-        Opcode::Ggx => Some(vec![shading::ggx(args)]),
-        Opcode::Sheen => Some(vec![shading::sheen(args)]),
-        Opcode::Subsurface => Some(vec![shading::subsurface(args)]),
-        // The interpreter's cel table is the reset table (the SM's writes are not modelled
-        // per ray).
-        Opcode::Cel => Some(vec![shading::cel(args, &shading::CelTable::default())]),
-        Opcode::OrenNayarDir => Some(shading::oren_nayar_dir(args).to_vec()),
-        _ => None,
     }
 }
 
