@@ -81,6 +81,28 @@ pub struct BenchResult {
 }
 
 impl BenchResult {
+    /// The result of a run of `cycles` cycles of `design` on `engine` that took `seconds`.
+    pub fn new(
+        design: &Design,
+        engine: BenchEngine,
+        cycles: u64,
+        seconds: f64,
+        output_hash: u64,
+    ) -> BenchResult {
+        BenchResult {
+            top: design.top().name.clone(),
+            engine,
+            cycles,
+            seconds,
+            cycles_per_second: if seconds > 0.0 {
+                cycles as f64 / seconds
+            } else {
+                0.0
+            },
+            output_hash,
+        }
+    }
+
     /// One-line JSON object with keys `top`, `engine`, `cycles`, `seconds`,
     /// `cycles_per_second` and `output_hash` (a hex string `"0x…"`).
     pub fn to_json(&self) -> String {
@@ -176,18 +198,13 @@ pub fn bench_traced(
         BenchEngine::RustCompiled => compiled::run(design, Eval::Full, cycles, seed)?,
         BenchEngine::RustCompiledActive => compiled::run(design, Eval::Active, cycles, seed)?,
     };
-    Ok(BenchResult {
-        top: design.top().name.clone(),
+    Ok(BenchResult::new(
+        design,
         engine,
         cycles,
         seconds,
-        cycles_per_second: if seconds > 0.0 {
-            cycles as f64 / seconds
-        } else {
-            0.0
-        },
         output_hash,
-    })
+    ))
 }
 
 fn run_rust(

@@ -150,18 +150,13 @@ pub fn bench_replay(
             })
         }
     };
-    Ok(BenchResult {
-        top: design.top().name.clone(),
+    Ok(BenchResult::new(
+        design,
         engine,
         cycles,
         seconds,
-        cycles_per_second: if seconds > 0.0 {
-            cycles as f64 / seconds
-        } else {
-            0.0
-        },
         output_hash,
-    })
+    ))
 }
 
 fn replay_rust(design: &Design, eval: Eval, stim: &Stimulus) -> Result<(f64, u64), ToolError> {

@@ -140,9 +140,7 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
             g.edge(),
         ),
         Some(a) => {
-            let st = a.state(m);
-            init.extend(st.active.iter().map(|&x| x as u64));
-            init.extend(&st.shadow);
+            init = a.values_with_state(m);
             active_settle(&mut g, a, nv)
         }
     };

@@ -92,6 +92,18 @@ impl Activity {
     }
 }
 
+impl Activity {
+    /// The value vector of generated code (`codegen`), which keeps the activity state after
+    /// the design's places: `v` followed by the initial flags (all 1) and shadows.
+    pub(crate) fn values_with_state(&self, m: &Machine) -> Vec<u64> {
+        let st = self.state(m);
+        let mut v = m.v.clone();
+        v.extend(st.active.iter().map(|&x| x as u64));
+        v.extend(&st.shadow);
+        v
+    }
+}
+
 #[inline(always)]
 fn activate(active: &mut [bool], cons: &[u32], (a, b): (u32, u32)) {
     for &g in &cons[a as usize..b as usize] {

@@ -170,9 +170,7 @@ impl Simulator {
             });
         }
         if let Some(a) = &sim.prog.activity {
-            let st = a.state(&sim.m);
-            sim.m.v.extend(st.active.iter().map(|&x| x as u64));
-            sim.m.v.extend(&st.shadow);
+            sim.m.v = a.values_with_state(&sim.m);
         }
         debug_assert_eq!(sim.m.v.len(), g.places);
         sim.compiled = Some(code);
