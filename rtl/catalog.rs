@@ -296,7 +296,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             p("subsurface_instances", 1, 0, 4, "subsurface instances"),
             p("cel_instances", 1, 0, 4, "cel instances"),
             pr("test_latency", 4, pbru_lim::TEST_LATENCY, "latency of the test pipelines"),
-            p("real_astc", 1, 0, 1, "1: real ASTC_A/ASTC_DP units, 0: test pipelines"),
+            p("real_astc", 1, 0, 1, "1: the real units (ASTC and shading), 0: test pipelines"),
         ],
         build: |v| pbru_top(&catalog_cfg(v)),
         constraint: None,
@@ -367,12 +367,61 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "fp_q16",
+        doc: "Q16.16 <-> binary32 conversions (nearest even, saturating), the shading pipelines' ports",
+        params: &[pr("tag_width", 8, fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| fp::q16::fp_q16_top(&fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "pipe_schlick",
+        doc: "PBRU Schlick Fresnel pipe (D4): F0(rgb) F90(rgb) cos -> F(rgb), binary32 inside",
+        params: &[],
+        build: |_| crate::pbru::pipes::schlick::pipe_schlick_top(),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "pipe_oren_nayar",
+        doc: "PBRU Oren-Nayar pipe (D4): OREN_NAYAR N V L rough -> f, OREN_NAYAR_DIR N xi1 xi2 -> L pdf",
+        params: &[],
+        build: |_| crate::pbru::pipes::oren_nayar::pipe_oren_nayar_top(),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "pipe_ggx",
+        doc: "PBRU GGX pipe (D4): GGX N V L alpha -> D*G2/(4 NL NV) (GGX_DIR: test fixture)",
+        params: &[],
+        build: |_| crate::pbru::pipes::ggx::pipe_ggx_top(),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "pipe_sheen",
+        doc: "PBRU sheen pipe (D4, Conty-Kulla): SHEEN N V L rough -> f",
+        params: &[],
+        build: |_| crate::pbru::pipes::sheen::pipe_sheen_top(),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "pipe_subsurface",
+        doc: "PBRU subsurface pipe (D4, Burley 2012): SUBSURFACE N V L rough -> f",
+        params: &[],
+        build: |_| crate::pbru::pipes::subsurface::pipe_subsurface_top(),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "pipe_cel",
+        doc: "PBRU cel pipe (D4): CEL N L -> band value, 4-band table written by SM requests",
+        params: &[],
+        build: |_| crate::pbru::pipes::cel::pipe_cel_top(),
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default
 /// size only slows synthesis without adding structure: the mesh's 2,304 multipliers take Yosys
 /// minutes where 16 exercise the same code; the PBRU is linted with one core and test pipelines
-/// (its real ASTC units are linted as `astc_a` and `astc_dp`).
+/// (its real ASTC units are linted as `astc_a` and `astc_dp`, its shading units as `pipe_<kind>`).
 const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("mac_mesh", &["lanes=4", "stages=4"]),
     ("pbru", &["cores=1", "slots=1", "real_astc=0"]),

@@ -9,5 +9,6 @@ mod hierarchy;
 mod pbru_core;
 mod pbru_sched;
 mod pbru_system;
+mod shade;
 mod shader_core;
 mod widgets;

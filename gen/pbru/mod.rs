@@ -97,6 +97,7 @@ pub fn run(opts: &SimOptions) -> Result<Outcome, String> {
             ..SmLoad::default()
         },
         pipes: opts.cfg.pipes.iter().map(|p| p.kind).collect(),
+        fixtures: opts.cfg.fixture_kinds(),
         l1: L1Cfg {
             latency: opts.l1_latency,
             misses: (0..setup.texture.blocks.len() as u32)

@@ -21,6 +21,7 @@
 //! * [`recip`] — reciprocal, reciprocal square root, square root;
 //! * [`transc`] — exp2, log2, sine, cosine;
 //! * [`pow`] — `x^y` as exp2(y·log2 x) from the units above;
+//! * [`q16`] — Q16.16 ↔ binary32 conversions (the PBRU's shading pipelines, issue 11 §2);
 //! * [`int_alu`] — the 32-bit integer ALU (add … mul low, shifts, logic, compares, min/max,
 //!   `sel`; the operands are integers, the stream shapes are the units').
 
@@ -28,6 +29,7 @@ pub mod fma;
 pub mod int_alu;
 pub mod misc;
 pub mod pow;
+pub mod q16;
 pub mod recip;
 pub mod transc;
 

@@ -17,10 +17,14 @@
 //! stack, and a `reason` ([`rendergen_isa::Reason::code`]).
 //!
 //! # Test pipelines
-//! Until the shading pipelines exist, their pipes hold a test fixture of configurable latency
-//! computing, for the popped arguments `a` (`a[0]` pushed first) of opcode `op` with immediate
-//! `imm`, result word `i` (of `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`,
-//! wrapping at 32 bits. The RTL fixture and the interpreter implement it independently.
+//! A pipe whose [`PipeInst::test_latency`] is set holds a test fixture of that latency instead
+//! of its unit (a cheap stand-in for scheduler tests), computing, for the popped arguments `a`
+//! (`a[0]` pushed first) of opcode `op` with immediate `imm`, result word `i` (of
+//! `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`, wrapping at 32 bits. The
+//! RTL fixture and the scheduler testbenches implement it independently. The real GGX pipe
+//! answers `GGX_DIR` with the same function until its datapath is built. The interpreter
+//! (`rendergen_sim::models::pbru`) computes the real units, so a whole-engine run checked
+//! against it needs the real pipes (the default).
 //!
 //! # Texture addresses (scheduler conventions, added with the scheduler)
 //! * A texture block is named by its **block address** in block units, the word TEX_A pushes:
@@ -61,8 +65,8 @@ pub const L1_ID_W: u32 = 8;
 pub struct PipeInst {
     /// Its type.
     pub kind: PipeKind,
-    /// For a test pipeline (types whose real unit is not built yet): its latency in cycles.
-    /// `None` for the real unit (ASTC_A, ASTC_DP).
+    /// For a test pipeline (types whose real unit is not built yet, or a cheap stand-in): its
+    /// latency in cycles. `None` for the real unit (where one is built).
     pub test_latency: Option<u32>,
 }
 
@@ -86,8 +90,7 @@ pub struct PbruCfg {
     pub sm_block_cycles: u32,
     /// Cycles a slot waits on a pending L1 fetch before stopping itself (¶75). Default 64.
     pub miss_thresh: u32,
-    /// Pipeline instances; default one of each type, ASTC_A and ASTC_DP real, the shading types
-    /// test pipelines of latency 4.
+    /// Pipeline instances; default one of each type, each its real unit.
     pub pipes: Vec<PipeInst>,
 }
 
@@ -97,7 +100,7 @@ impl Default for PbruCfg {
             .iter()
             .map(|&kind| PipeInst {
                 kind,
-                test_latency: (!matches!(kind, PipeKind::AstcA | PipeKind::AstcDp)).then_some(4),
+                test_latency: None,
             })
             .collect();
         PbruCfg {
@@ -115,6 +118,18 @@ impl Default for PbruCfg {
 }
 
 impl PbruCfg {
+    /// The pipe kinds whose instances hold the test fixture (a [`PipeInst::test_latency`]), in
+    /// [`PipeKind::ALL`] order: what a golden model must compute for them instead of the unit.
+    pub fn fixture_kinds(&self) -> Vec<PipeKind> {
+        (PipeKind::ALL.iter().copied())
+            .filter(|k| {
+                self.pipes
+                    .iter()
+                    .any(|p| p.kind == *k && p.test_latency.is_some())
+            })
+            .collect()
+    }
+
     /// Bits of a stack.
     pub fn stack_w(&self) -> u32 {
         32 * self.stack_depth
@@ -262,7 +277,10 @@ impl SmResp<u32> {
 // A slot has at most one request outstanding. Each slot has a one-bit **epoch** that toggles
 // whenever a ray enters it; requests carry it, and answers and stops carry it back, with the slot
 // and the ray id, so an answer or stop meant for an earlier occupant (a ray that parked
-// meanwhile, even the same ray returned to the same slot) is recognised and dropped.
+// meanwhile, even the same ray returned to the same slot) is recognised and dropped. Every
+// IFETCH and TEXREAD gets exactly one answer (its data, or `CRSP_CANCEL`); a ray that parks
+// while one is outstanding leaves its slot owing that answer, and the slot takes no ray whose
+// epoch would equal the owed one until it has arrived, so one bit always tells them apart.
 
 /// `CoreReq::kind`: a pipeline request (`op`, `imm`, `args`).
 pub const CREQ_PIPE: u64 = 0;
@@ -278,6 +296,9 @@ pub const CRSP_PIPE: u64 = 0;
 pub const CRSP_CHUNK: u64 = 1;
 /// `CoreResp::kind`: the texture block is in the L0 texture cache.
 pub const CRSP_TEXREADY: u64 = 2;
+/// `CoreResp::kind`: the IFETCH or TEXREAD will not be answered (the SM's L1 missed): the
+/// occupant that sent it parks at once if it is still waiting; no other answer follows.
+pub const CRSP_CANCEL: u64 = 3;
 
 bundle! {
     /// A request from a core's slot. For TEX_DP the scheduler reads the block at `args` word 0

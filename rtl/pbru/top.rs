@@ -177,17 +177,17 @@ pub fn pbru_top(cfg: &PbruCfg) -> Result<Design, ElabErrors> {
 
 /// The configuration from the catalogue's values: cores, slots, stack_depth, icache_chunks,
 /// tcache_blocks, sm_ports, sm_block_cycles, miss_thresh, then the instance count of each
-/// [`PipeKind`] in [`PipeKind::ALL`] order, the test latency, and `real_astc` (1: the ASTC
-/// types are the real units, 0: test pipelines).
+/// [`PipeKind`] in [`PipeKind::ALL`] order, the test latency, and `real_astc` (1: the real
+/// units, ASTC and shading; 0: test pipelines — the name predates the shading units).
 #[name_lets]
 pub fn catalog_cfg(v: &[u64]) -> PbruCfg {
     let mut pipes = Vec::new();
     for (i, kind) in PipeKind::ALL.iter().enumerate() {
         for _ in 0..v[8 + i] {
-            let astc = matches!(kind, PipeKind::AstcA | PipeKind::AstcDp);
+            let real = v[17] == 1;
             pipes.push(PipeInst {
                 kind: *kind,
-                test_latency: (!astc || v[17] == 0).then_some(v[16] as u32),
+                test_latency: (!real).then_some(v[16] as u32),
             });
         }
     }

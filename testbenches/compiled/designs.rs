@@ -1,12 +1,22 @@
 // The designs this crate compiles, shared by `build.rs` (which generates them) and the crate
 // (whose tests build them again to hand to `Simulator::with_compiled`).
 
-/// The PBRU of the system testbenches (`testbenches/pbru_system`): 2 cores × 2 slots, every
-/// other parameter at its default.
+/// The PBRU of the system testbenches (`testbenches/pbru_system`): 2 cores × 2 slots, the real
+/// ASTC_A and ASTC_DP units, and the shading pipes as test fixtures of latency 4 (their units
+/// are tested on their own in `testbenches/shade`, and in the whole engine by the interpreted
+/// `pbru_system::real_shading_units_in_the_engine`; compiled, they would multiply this crate's
+/// build time), every other parameter at its default.
 pub fn pbru_tb_cfg() -> rendergen_rtl::pbru::ports::PbruCfg {
-    rendergen_rtl::pbru::ports::PbruCfg {
+    use rendergen_rtl::pbru::ports::{isa::PipeKind, PbruCfg};
+    let mut cfg = PbruCfg {
         cores: 2,
         slots: 2,
         ..Default::default()
+    };
+    for p in &mut cfg.pipes {
+        if !matches!(p.kind, PipeKind::AstcA | PipeKind::AstcDp) {
+            p.test_latency = Some(4);
+        }
     }
+    cfg
 }

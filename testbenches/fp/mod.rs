@@ -6,6 +6,7 @@ mod fma;
 mod int_alu;
 mod misc;
 mod pow;
+mod q16;
 mod recip;
 mod transc;
 

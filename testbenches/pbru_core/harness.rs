@@ -8,7 +8,7 @@ use rendergen_hdl::{Bits, Design};
 use rendergen_rtl::pbru::core::pbru_core_top;
 use rendergen_rtl::pbru::ports::isa::{Opcode, Reason};
 use rendergen_rtl::pbru::ports::{PbruCfg, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD};
-use rendergen_rtl::pbru::ports::{CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
+use rendergen_rtl::pbru::ports::{CRSP_CANCEL, CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, Watchdog};
 use rendergen_sim::models::pbru::pipes::pipeline;
 use rendergen_sim::models::pbru::{FinalRay, Memory, Ray};
@@ -38,6 +38,9 @@ pub struct Knobs {
     pub stop_prob: f64,
     /// Probability that a ray comes with its chunk inline.
     pub inline_prob: f64,
+    /// Probability that an L1 miss is answered with `CRSP_CANCEL` (after its delay) instead of
+    /// the data, as the scheduler does on the SM's miss notice.
+    pub cancel_prob: f64,
 }
 
 impl Default for Knobs {
@@ -53,6 +56,7 @@ impl Default for Knobs {
             done_stall: 0.3,
             stop_prob: 0.0,
             inline_prob: 0.5,
+            cancel_prob: 0.0,
         }
     }
 }
@@ -167,7 +171,16 @@ impl Bench {
             let head = [Bits::from_u64(k, 2), slot.clone(), ray_id.clone()];
             [&head[..], &[data, epoch.clone()]].concat()
         };
-        let miss = self.rng.chance(self.knobs.miss_prob) as u64 * self.knobs.miss_delay;
+        let missed = self.rng.chance(self.knobs.miss_prob);
+        let miss = missed as u64 * self.knobs.miss_delay;
+        let cancel = missed && self.rng.chance(self.knobs.cancel_prob);
+        let cancelled = |r: (u64, Vec<Bits>)| {
+            if cancel {
+                (r.0, resp(CRSP_CANCEL, Bits::zero(256)))
+            } else {
+                r
+            }
+        };
         let (due, item) = match kind {
             CREQ_IFETCH => {
                 let a = addr.to_u64() as u32;
@@ -175,19 +188,19 @@ impl Bench {
                     return Err(TbError::new(format!("IFETCH of unaligned {a:#x}")));
                 }
                 let d = self.delay(self.knobs.fetch_delay) + miss;
-                (
+                cancelled((
                     d,
                     resp(CRSP_CHUNK, Bits::from_le_bytes(&self.mem.chunk(a), 256)),
-                )
+                ))
             }
             CREQ_TEXREAD => {
                 let hit = self.rng.chance(self.knobs.tex_hit);
-                let d = if hit {
-                    self.rng.below(2)
+                if hit {
+                    (self.rng.below(2), resp(CRSP_TEXREADY, Bits::zero(256)))
                 } else {
-                    self.delay(self.knobs.tex_delay) + miss
-                };
-                (d, resp(CRSP_TEXREADY, Bits::zero(256)))
+                    let d = self.delay(self.knobs.tex_delay) + miss;
+                    cancelled((d, resp(CRSP_TEXREADY, Bits::zero(256))))
+                }
             }
             CREQ_PIPE => {
                 let byte = op.to_u64() as u8;

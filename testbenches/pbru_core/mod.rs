@@ -277,9 +277,54 @@ fn self_stop_after_miss_thresh() {
         12,
     );
     assert!(r.left.iter().all(|f| f.reason != Reason::Parked));
-    let r = go(&cfg, mem, &rays, slow(150), "pbru_core_miss_thresh", 13);
+    let r = go(
+        &cfg,
+        mem.clone(),
+        &rays,
+        slow(150),
+        "pbru_core_miss_thresh",
+        13,
+    );
     let parked = r.left.iter().filter(|f| f.reason == Reason::Parked).count();
     assert!(parked > 5, "{parked} parked");
+    // Misses answered with CRSP_CANCEL (below the threshold) park too; late answers to parked
+    // rays keep arriving while the same rays come back to the same slots.
+    let cancels = Knobs {
+        cancel_prob: 0.5,
+        ..slow(30)
+    };
+    let r = go(&cfg, mem, &rays, cancels, "pbru_core_cancel", 14);
+    let parked = r.left.iter().filter(|f| f.reason == Reason::Parked).count();
+    assert!(parked > 5, "{parked} parked");
+}
+
+/// A ray that parks with its fetch outstanding leaves the slot owing the answer: the same ray,
+/// re-sent at once and parked again, must not take that late answer for its own when the slot's
+/// one-bit epoch comes round again (found with seed 13 above: a stale chunk decoded as code).
+#[test]
+fn late_answers_never_reach_a_later_occupant() {
+    let cfg = PbruCfg {
+        slots: 1,
+        ..small()
+    };
+    let mut rng = Rng::new(31);
+    let mut mem = Memory::new();
+    let mut rays = Vec::new();
+    for id in 1..=6u32 {
+        let src = random_program(&mut rng, 0, cfg.stack_depth, 60, false);
+        let addr = 0x2000 * id + 20 + rng.below(12) as u32;
+        mem.write(addr, &asm(&src));
+        rays.push(Ray::new(id, addr, vec![]));
+    }
+    let knobs = Knobs {
+        miss_prob: 0.5,
+        miss_delay: 400,
+        inline_prob: 0.0,
+        ..Knobs::default()
+    };
+    let r = go(&cfg, mem, &rays, knobs, "pbru_core_late_answers", 15);
+    let parked = r.left.iter().filter(|f| f.reason == Reason::Parked).count();
+    assert!(parked > 10, "{parked} parked");
 }
 
 /// Random stop commands: stopped rays leave Parked on the model's path and finish when re-sent.

@@ -141,3 +141,83 @@ fn two_sm_ports_are_ordered_and_answered_separately() {
     })();
     run.check(&mut tb.sim, r);
 }
+
+/// T-PRIO-1 and T-PRIO-2 on every real shading pipeline (issue 11 §2): a core request pending
+/// while three SM requests arrive back to back at the same instance enters exactly three
+/// cycles late; every result (SM and core) is the golden model's
+/// (`rendergen_sim::models::pbru::pipes::shade`).
+#[test]
+fn sm_priority_holds_on_every_real_shading_pipeline() {
+    use rendergen_rtl::pbru::ports::isa::Opcode;
+    use rendergen_sim::models::pbru::pipes::shade;
+    let one = 0x1_0000u32;
+    // Unit vectors N = z, V and L at 45°, roughness 0.5; ξ and F0/F90 words in range.
+    let base = |i: u32| -> Vec<u32> {
+        vec![
+            0,
+            0,
+            one,
+            0,
+            0xB505,
+            0xB505,
+            0xB505 - i,
+            0,
+            0xB505 + i,
+            one / 2,
+        ]
+    };
+    let ops = [
+        (PipeKind::Ggx, Opcode::Ggx),
+        (PipeKind::OrenNayar, Opcode::OrenNayar),
+        (PipeKind::OrenNayar, Opcode::OrenNayarDir),
+        (PipeKind::Schlick, Opcode::Schlick),
+        (PipeKind::Sheen, Opcode::Sheen),
+        (PipeKind::Subsurface, Opcode::Subsurface),
+        (PipeKind::Cel, Opcode::Cel),
+    ];
+    for (kind, op) in ops {
+        let mut cfg = small_cfg(1, 1, &[(kind, 1)]);
+        cfg.pipes[0].test_latency = None;
+        let mut tb = Tb::new(&cfg);
+        let core_args = base(0);
+        tb.send_creq(0, CREQ_PIPE, 0, 7, op as u8, 0, &core_args, 0);
+        tb.cycle();
+        let k = 3usize;
+        for i in 0..k {
+            tb.send_sm(0, 0, op as u8, 0, &base(1 + i as u32), 100 + i as u64);
+        }
+        tb.run(k + 90);
+        assert_eq!(
+            tb.sm_grants(0),
+            vec![1, 2, 3],
+            "{op:?}: SM requests back to back"
+        );
+        assert_eq!(
+            tb.core_grants(0),
+            vec![1 + k],
+            "{op:?}: the core waits exactly K"
+        );
+        let want = |args: &[u32]| {
+            let mut w = shade(op, &args[..op.pops() as usize]).expect("a real unit");
+            w.resize(4, 0);
+            w
+        };
+        let sm_items = tb.sm_resp[0].items().to_vec();
+        assert_eq!(sm_items.len(), k, "{op:?}: every SM result");
+        for (i, item) in sm_items.iter().enumerate() {
+            assert_eq!(
+                to_words(&item[1], 4),
+                want(&base(1 + i as u32)),
+                "{op:?} SM #{i}"
+            );
+        }
+        let core_out = tb.crsp[0].items().to_vec();
+        assert_eq!(core_out.len(), 1, "{op:?}: the core's result");
+        assert_eq!(
+            to_words(&core_out[0][3], 4),
+            want(&core_args),
+            "{op:?} core"
+        );
+        tb.protocol().unwrap();
+    }
+}

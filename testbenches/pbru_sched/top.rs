@@ -41,7 +41,7 @@ fn run_rays(record: bool) -> (Design, rendergen_sim::Trace) {
         sim.start_recording();
     }
     sim.reset(2);
-    let code = assemble("PUSH 1\nPUSH 2\nPUSH 3\nPUSH 4\nSCHLICK\nRAYSTOP").unwrap();
+    let code = assemble("PUSH 1\nPUSH 2\nPUSH 3\nPUSH 4\nDUP\nDUP\nDUP\nSCHLICK\nRAYSTOP").unwrap();
     let program = chunk(&code);
     let mut ray_in = StreamSource::new(&sim, "ttu_ray_in", 3).unwrap();
     let mut sm_req = StreamSource::new(&sim, "sm0_req", 4).unwrap();
@@ -99,7 +99,7 @@ fn run_rays(record: bool) -> (Design, rendergen_sim::Trace) {
         served = l1_req.items().len();
         sim.step();
     }
-    let expect = test_fn(0x42, 0, &[1, 2, 3, 4]);
+    let expect = test_fn(0x42, 0, &[1, 2, 3, 4, 4, 4, 4]);
     let mut ids: Vec<u64> = out.items().iter().map(|r| r[0].to_u64()).collect();
     ids.sort();
     assert_eq!(ids, vec![0, 1, 2, 3], "every ray finished once");

@@ -22,18 +22,33 @@ pub(super) fn cfg() -> PbruCfg {
 /// Runs `rays` from `mem` on a fresh engine; panics with the seed (and a VCD if asked) on failure.
 pub(super) fn run(name: &str, mem: Memory, rays: &[(Ray, RayMode, u32)], sys: SystemCfg) -> Report {
     let cfg = cfg();
+    let sys = SystemCfg {
+        fixtures: cfg.fixture_kinds(),
+        ..sys
+    };
     let design = build_engine(&cfg).expect("elaborates");
     // Generated Rust with activity-aware evaluation (`Simulator::new(&design)` interprets).
     let code = rendergen_compiled::pbru_tb_active::code();
     let mut sim = Simulator::with_compiled(&design, Eval::Active, code).expect("simulator");
-    let t = TestRun::start(&mut sim, name, sys.seed);
+    run_on(&mut sim, name, mem, rays, sys)
+}
+
+/// Runs `rays` from `mem` on the engine in `sim`, checked against the interpreter.
+fn run_on(
+    sim: &mut Simulator,
+    name: &str,
+    mem: Memory,
+    rays: &[(Ray, RayMode, u32)],
+    sys: SystemCfg,
+) -> Report {
+    let t = TestRun::start(sim, name, sys.seed);
     sim.reset(2);
     let result = (|| {
-        let mut system = System::new(&sim, mem, &sys)?;
+        let mut system = System::new(sim, mem, &sys)?;
         for (ray, mode, dst) in rays {
             system.send(ray, *mode, *dst)?;
         }
-        let r = system.run(&mut sim)?;
+        let r = system.run(sim)?;
         if r.mismatches > 0 {
             return Err(rendergen_sim::kit::TbError::new(format!(
                 "{:#?}",
@@ -42,7 +57,7 @@ pub(super) fn run(name: &str, mem: Memory, rays: &[(Ray, RayMode, u32)], sys: Sy
         }
         Ok(r)
     })();
-    t.check(&mut sim, result)
+    t.check(sim, result)
 }
 
 fn workload(w: Workload, n: u32, seed: u64) -> (Memory, Vec<(Ray, RayMode, u32)>) {
@@ -230,4 +245,36 @@ fn a_ray_parked_between_two_randsels_is_checked_from_its_park() {
     let r = run("pbru_system_randsel_park", mem, &rays, sys);
     assert_eq!(r.rays_out, 24);
     assert!(r.parked > 0, "no ray parked");
+}
+
+/// The real shading units inside the whole engine (the compiled engine of the other tests holds
+/// test fixtures in the shading pipes): shading and sampling rays from the cores and random SM
+/// requests to every pipe, all equal to the interpreter's units. Interpreted with
+/// activity-aware evaluation, one core.
+#[test]
+fn real_shading_units_in_the_engine() {
+    let seed = seed_from_env_or(17);
+    let cfg = PbruCfg {
+        cores: 1,
+        ..PbruCfg::default()
+    };
+    assert!(
+        cfg.fixture_kinds().is_empty(),
+        "every default pipe is its unit"
+    );
+    let (mem, rays) = workload(Workload::Mixed, 24, seed);
+    let design = build_engine(&cfg).expect("elaborates");
+    let mut sim = Simulator::with_eval(&design, Eval::Active).expect("simulator");
+    let sys = SystemCfg {
+        seed,
+        sm_load: SmLoad {
+            prob: 0.05,
+            ..SmLoad::default()
+        },
+        ray_gap: 0.2,
+        ..SystemCfg::default()
+    };
+    let r = run_on(&mut sim, "pbru_system_real_shading", mem, &rays, sys);
+    assert_eq!((r.rays_in, r.rays_out, r.unchecked), (24, 24, 0));
+    assert!(r.sm_results > 20, "{} SM results", r.sm_results);
 }

@@ -1,4 +1,4 @@
-; shade: material shading through the shading pipelines (test fixtures until they exist).
+; shade: material shading through the shading pipelines (D4; GGX's α is s9 here too).
 ; Ray variables: s0..s2 N, s3..s5 V, s6..s8 L, s9 roughness.
 ; Result: the ten variables, then ggx*cel + oren_nayar, and Schlick's F (rgb).
 LOAD 0
@@ -35,6 +35,9 @@ ADD
 LOAD 3
 LOAD 4
 LOAD 5
+PUSH 1.0q
+PUSH 1.0q
+PUSH 1.0q
 LOAD 9
-SCHLICK         ; F rgb
+SCHLICK         ; F rgb (F0 = V, F90 = 1, cos = roughness)
 RAYSTOP

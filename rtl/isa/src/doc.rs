@@ -32,10 +32,11 @@ pub fn stack_effect(op: Opcode) -> (&'static str, &'static str) {
         TexA => ("u v sqrt_cov base dims format → block_addr tx ty", ""),
         TexRead => ("(reads block_addr two below the top; no pop)", ""),
         TexDp => ("block_addr tx ty format → R G B A", "p"),
-        Ggx | Sheen | Subsurface | OrenNayar => ("N V L rough → f", ""),
-        Schlick => ("F0(rgb) cos → F(rgb)", ""),
+        Ggx => ("N V L α → f", ""),
+        Sheen | Subsurface | OrenNayar => ("N V L rough → f", ""),
+        Schlick => ("F0(rgb) F90(rgb) cos → F(rgb)", ""),
         Cel => ("N L → c", ""),
-        GgxDir => ("N V rough ξ1 ξ2 → dir pdf", ""),
+        GgxDir => ("N V α ξ1 ξ2 → dir pdf", ""),
         OrenNayarDir => ("N ξ1 ξ2 → dir pdf", ""),
     }
 }

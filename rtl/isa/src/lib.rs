@@ -45,13 +45,13 @@
 //! | 0x30 | TEX_A | – | u v sqrt_cov base dims format → block_addr tx ty | pipeline ASTC_A |
 //! | 0x31 | TEX_READ | – | (reads block_addr two below the top; no pop) | L1 fetch, skipped on an L0 hit |
 //! | 0x32 | TEX_DP p | 1 B | block_addr tx ty format → R G B A | pipeline ASTC_DP |
-//! | 0x40 | GGX | – | N V L rough → f | pipeline GGX |
+//! | 0x40 | GGX | – | N V L α → f | pipeline GGX |
 //! | 0x41 | OREN_NAYAR | – | N V L rough → f | pipeline Oren-Nayar |
-//! | 0x42 | SCHLICK | – | F0(rgb) cos → F(rgb) | pipeline Schlick |
+//! | 0x42 | SCHLICK | – | F0(rgb) F90(rgb) cos → F(rgb) | pipeline Schlick |
 //! | 0x43 | SHEEN | – | N V L rough → f | pipeline sheen |
 //! | 0x44 | SUBSURFACE | – | N V L rough → f | pipeline subsurface |
 //! | 0x45 | CEL | – | N L → c | pipeline cel |
-//! | 0x50 | GGX_DIR | – | N V rough ξ1 ξ2 → dir pdf | pipeline GGX |
+//! | 0x50 | GGX_DIR | – | N V α ξ1 ξ2 → dir pdf | pipeline GGX |
 //! | 0x51 | OREN_NAYAR_DIR | – | N ξ1 ξ2 → dir pdf | pipeline Oren-Nayar |
 //!
 //! Texture words: `dims = width << 16 | height`, `format = bw | bh << 4 | mips << 8`
@@ -67,6 +67,10 @@
 //! `(ray_id · 0x9E3779B9) | 1` and advanced once per `RANDSEL`
 //! (`x ^= x << 13; x ^= x >> 17; x ^= x << 5`). [`prng_seed`] and [`prng_next`] are the
 //! definition.
+//!
+//! The shading opcodes (0x40–0x51) are specified in `rtl/isa/ISA.md` ("Shading pipelines"):
+//! exact inputs and outputs, the α convention of GGX (MaterialX's GGX α), the cel table, and
+//! the measured accuracy.
 //!
 //! Every other byte is an unknown opcode: executing it ends the ray with
 //! [`RayError::UnknownOpcode`].
@@ -252,7 +256,7 @@ opcodes! {
     TexDp = 0x32, "TEX_DP", imm 1, pops 4, pushes 4, pipe(PipeKind::AstcDp);
     Ggx = 0x40, "GGX", imm 0, pops 10, pushes 1, pipe(PipeKind::Ggx);
     OrenNayar = 0x41, "OREN_NAYAR", imm 0, pops 10, pushes 1, pipe(PipeKind::OrenNayar);
-    Schlick = 0x42, "SCHLICK", imm 0, pops 4, pushes 3, pipe(PipeKind::Schlick);
+    Schlick = 0x42, "SCHLICK", imm 0, pops 7, pushes 3, pipe(PipeKind::Schlick);
     Sheen = 0x43, "SHEEN", imm 0, pops 10, pushes 1, pipe(PipeKind::Sheen);
     Subsurface = 0x44, "SUBSURFACE", imm 0, pops 10, pushes 1, pipe(PipeKind::Subsurface);
     Cel = 0x45, "CEL", imm 0, pops 6, pushes 1, pipe(PipeKind::Cel);

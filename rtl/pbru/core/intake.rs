@@ -23,6 +23,7 @@ pub(super) fn intake(
     p: &Params,
     s: &mut Slots,
     assign: Stream<RayIn>,
+    blocked: &[Sig],
 ) -> (StackWrite, Sig) {
     let (valid, ray, ready) = assign.split();
     // The background copy: `active` while words `index..count` of the buffer are still to be
@@ -34,7 +35,9 @@ pub(super) fn intake(
     let held_init = m.reg("intake_init", SlotState::width());
     let buf = m.reg("intake_stack", 32 * p.depth);
 
-    let free = cat_lsb_first(&s.in_state(SlotState::Idle)).named("free_slots");
+    let idle = s.in_state(SlotState::Idle);
+    let free: Vec<Sig> = idle.iter().zip(blocked).map(|(i, b)| *i & !*b).collect();
+    let free = cat_lsb_first(&free).named("free_slots");
     let pick = if p.slots == 1 {
         m.lit(0, p.slot_w)
     } else {

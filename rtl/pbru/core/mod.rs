@@ -32,7 +32,7 @@ mod stack;
 mod writeback;
 
 use super::ports::{FromCore, PbruCfg, ToCore};
-use rendergen_hdl::{cat_lsb_first, name_lets, Design, ElabErrors, Module};
+use rendergen_hdl::{cat_lsb_first, name_lets, Design, ElabErrors, Module, Reg, Sig};
 
 /// Sizes derived from [`PbruCfg`] that every part of the core uses.
 pub(crate) struct Params {
@@ -54,6 +54,10 @@ pub(crate) struct Params {
 ///   `crsp` whose slot is not waiting for that kind of answer, or whose `ray_id` or `epoch`
 ///   differs, is dropped (an answer for a ray that parked meanwhile, even if that ray came back
 ///   to the same slot: the slot's epoch toggles at each intake and every request carries it). A
+///   ray that parks while its IFETCH/TEXREAD is outstanding leaves the slot owing that answer
+///   (`slot<i>_owed<e>`); the slot takes no ray that would get the owed epoch until the answer
+///   (data or `CRSP_CANCEL`) has arrived, and counts as busy meanwhile, so a one-bit epoch
+///   always tells the occupants apart. `CRSP_CANCEL` parks a slot waiting on that fetch. A
 ///   [`StopCmd`](crate::pbru::ports::StopCmd) marks a slot to park if its epoch matches: at once if it waits on a fetch, at
 ///   its next instruction boundary otherwise; a stop for a slot still copying its stack in is
 ///   dropped.
@@ -106,20 +110,36 @@ pub fn pbru_core(m: &mut Module, cfg: &PbruCfg, input: ToCore) -> FromCore {
     let ram = stack::StackRam::new(m, p.slots, p.depth);
     let req = request::ReqReg::new(m, cfg);
     let (wb, answered) = response::responses(m, &p, &mut s, crsp);
-    let (ld, open) = intake::intake(m, &p, &mut s, assign);
+    // Per slot and epoch: the slot's occupant of that epoch left owing an IFETCH/TEXREAD
+    // answer. A slot takes no ray while the epoch its next ray would get is owed.
+    let owed: Vec<[Reg; 2]> = (0..p.slots)
+        .map(|i| [0, 1].map(|e| m.reg(&format!("slot{i}_owed{e}"), 1).reset(0)))
+        .collect();
+    let blocked: Vec<Sig> = owed
+        .iter()
+        .enumerate()
+        .map(|(i, o)| s.epoch.q(i).mux(o[0].q(), o[1].q()))
+        .collect();
+    let (ld, open) = intake::intake(m, &p, &mut s, assign, &blocked);
     // Write ports: the write-back and the intake copy (always another slot), four words each.
     for w in [&wb, &ld] {
         ram.write4(w.slot, w.base, &w.words);
     }
     let stop_mine = stop.valid & s.epoch.at(stop.slot).eq(stop.epoch);
     s.stop.set_at(stop.slot, stop_mine, m.lit(1, 1));
-    response::park(m, &p, &mut s, &answered);
+    let owes = response::park(m, &p, &mut s, &answered);
+    for (i, o) in owed.iter().enumerate() {
+        for (e, r) in o.iter().enumerate() {
+            let epoch_is = if e == 1 { s.epoch.q(i) } else { !s.epoch.q(i) };
+            r.next((r.q() & !answered.released[i][e]) | (owes[i] & epoch_is));
+        }
+    }
     let load = exec::execute(m, &p, &mut s, ram, req.busy());
     let creq = req.finish(m, load);
     let done = retire::retire(m, &p, &mut s, ram);
     let busy = cat_lsb_first(
-        &(s.st.all().into_iter())
-            .map(|x| !x.is(slots::SlotState::Idle))
+        &(s.st.all().into_iter().zip(&blocked))
+            .map(|(x, b)| !x.is(slots::SlotState::Idle) | *b)
             .collect::<Vec<_>>(),
     )
     .named("busy");

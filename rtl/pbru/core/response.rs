@@ -10,7 +10,7 @@ use super::fetch::advance;
 use super::slots::{SlotState, Slots};
 use super::stack::{WordWrite, IW};
 use super::Params;
-use crate::pbru::ports::{CoreResp, CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
+use crate::pbru::ports::{CoreResp, CRSP_CANCEL, CRSP_CHUNK, CRSP_PIPE, CRSP_TEXREADY};
 use rendergen_hdl::{clog2, name_lets, Module, Sig, Stream};
 use rendergen_isa::Reason;
 
@@ -24,16 +24,26 @@ pub(super) struct StackWrite {
     pub words: Vec<WordWrite>,
 }
 
+/// What [`responses`] tells the rest of the core, per slot.
+pub(super) struct Answered {
+    /// The slot's fetch (IFETCH or TEXREAD) is answered with data this cycle.
+    pub answered: Vec<Sig>,
+    /// The slot's fetch is answered with `CRSP_CANCEL` this cycle: it parks.
+    pub cancelled: Vec<Sig>,
+    /// `[epoch 0, epoch 1]`: an answer to an IFETCH or TEXREAD of the slot's occupant of that
+    /// epoch arrives (for the current occupant or one that left owing it).
+    pub released: Vec<[Sig; 2]>,
+}
+
 /// Handles `crsp` (always ready); returns the write-back's stack write (a pipeline result is
-/// pushed whole in the cycle it arrives) and, per slot, whether its fetch is answered this
-/// cycle.
+/// pushed whole in the cycle it arrives) and, per slot, what was answered ([`Answered`]).
 #[name_lets]
 pub(super) fn responses(
     m: &mut Module,
     p: &Params,
     s: &mut Slots,
     crsp: Stream<CoreResp>,
-) -> (StackWrite, Vec<Sig>) {
+) -> (StackWrite, Answered) {
     let (take, d, ready) = crsp.split();
     ready.drive(m.lit(1, 1));
     let st = s.st.at(d.slot);
@@ -42,6 +52,9 @@ pub(super) fn responses(
         (mine & d.kind.eq(CRSP_CHUNK) & st.is(SlotState::WaitFetch)).named("crsp_chunk_hit");
     let tex = (mine & d.kind.eq(CRSP_TEXREADY) & st.is(SlotState::WaitTex)).named("crsp_tex_hit");
     let pipe = (mine & d.kind.eq(CRSP_PIPE) & st.is(SlotState::WaitPipe)).named("crsp_pipe_hit");
+    let waits = st.is(SlotState::WaitFetch) | st.is(SlotState::WaitTex);
+    let cancel = (mine & d.kind.eq(CRSP_CANCEL) & waits).named("crsp_cancel_hit");
+    let fetch_answer = (take & d.kind.ne(CRSP_PIPE)).named("crsp_fetch_answer");
     let (run, fetch) = (m.enum_const(SlotState::Run), m.enum_const(SlotState::Fetch));
 
     let old = s.chunk.at(d.slot);
@@ -69,15 +82,25 @@ pub(super) fn responses(
             })
             .collect(),
     };
-    let answered: Vec<_> = (0..p.slots)
-        .map(|i| {
-            if p.slots == 1 {
-                chunk | tex
-            } else {
-                (chunk | tex) & d.slot.eq(i as u64)
-            }
-        })
-        .collect();
+    let to = |i: u32, x: Sig| {
+        if p.slots == 1 {
+            x
+        } else {
+            x & d.slot.eq(i as u64)
+        }
+    };
+    let answered = Answered {
+        answered: (0..p.slots).map(|i| to(i, chunk | tex)).collect(),
+        cancelled: (0..p.slots).map(|i| to(i, cancel)).collect(),
+        released: (0..p.slots)
+            .map(|i| {
+                [
+                    to(i, fetch_answer & !d.epoch),
+                    to(i, fetch_answer & d.epoch),
+                ]
+            })
+            .collect(),
+    };
     (writes, answered)
 }
 
@@ -87,12 +110,15 @@ pub(super) fn wait_width(miss_thresh: u32) -> u32 {
 }
 
 /// Counts the cycles each slot waits on a fetch and parks it after `miss_thresh` cycles (never
-/// when 0) or when the scheduler asked (`stop`), unless its fetch is `answered` this cycle.
+/// when 0), when the scheduler asked (`stop`) or cancelled the fetch, unless its fetch is
+/// answered this cycle. Returns, per slot, whether it leaves owing its fetch's answer (parked
+/// while the request is outstanding and not cancelled).
 #[name_lets]
-pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) {
+pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, a: &Answered) -> Vec<Sig> {
     let parked = m.lit(Reason::Parked.code() as u64, 3);
     let out = m.enum_const(SlotState::Out);
-    for (i, answer) in answered.iter().enumerate() {
+    let mut owes = Vec::new();
+    for (i, (answer, cancel)) in a.answered.iter().zip(&a.cancelled).enumerate() {
         let st = s.st.q(i);
         let waiting = st.is(SlotState::WaitFetch) | st.is(SlotState::WaitTex);
         let wait = s.wait.q(i);
@@ -101,7 +127,9 @@ pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) 
         } else {
             wait.eq(p.miss_thresh as u64 - 1)
         };
-        let now = (waiting & !*answer & (s.stop.q(i) | timeout)).named(&format!("slot{i}_park"));
+        let now = (waiting & !*answer & (s.stop.q(i) | timeout | *cancel))
+            .named(&format!("slot{i}_park"));
+        owes.push(now & !*cancel);
         s.st.set(i, now, out);
         let unwind = now & !s.skip.q(i).is(SkipMode::Off);
         let restored = (s.sp.q(i).zext(IW) + s.restore.q(i).zext(IW)).resize(p.sp_w);
@@ -113,4 +141,5 @@ pub(super) fn park(m: &mut Module, p: &Params, s: &mut Slots, answered: &[Sig]) 
         s.wait
             .set(i, one, waiting.mux(wait + 1, m.lit(0, wait.width())));
     }
+    owes
 }

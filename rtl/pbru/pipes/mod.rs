@@ -4,12 +4,21 @@
 //! A pipe is the function unit followed by an output FIFO of `latency + 2` entries, and a credit
 //! counter of the same size: a request is accepted only while a credit is held, so a result always
 //! finds room and the unit itself never stalls. One file per kind of unit: [`astc_a`] and
-//! [`astc_dp`] (the adapters from the generic words to the ASTC pipelines) and
-//! [`test`](mod@test) (the contract's test pipeline). ("Slot" is kept for a core's ray slot; a
-//! pipeline instance is a pipe.)
+//! [`astc_dp`] (the adapters from the generic words to the ASTC pipelines), the shading
+//! pipelines of D4 (issue 11 §2: [`ggx`], [`oren_nayar`], [`schlick`], [`sheen`],
+//! [`subsurface`], [`cel`], sharing [`shading`]), and [`test`](mod@test) (the contract's test
+//! pipeline, a cheap stand-in of configurable latency). ("Slot" is kept for a core's ray slot;
+//! a pipeline instance is a pipe.)
 
 pub mod astc_a;
 pub mod astc_dp;
+pub mod cel;
+pub mod ggx;
+pub mod oren_nayar;
+pub mod schlick;
+pub mod shading;
+pub mod sheen;
+pub mod subsurface;
 pub mod test;
 
 use super::ports::{PipeInst, PipeOut, PipeReq, PipeResp};
@@ -17,8 +26,14 @@ use crate::stream::credit::credit_counter;
 use crate::stream::fifo::{fifo, FifoCfg};
 use astc_a::{astc_a_latency, astc_a_pipe};
 use astc_dp::{astc_dp_latency, astc_dp_pipe};
-use rendergen_hdl::{name_lets, Module, Sig, Stream};
+use cel::{cel_latency, cel_pipe};
+use ggx::{ggx_latency, ggx_pipe};
+use oren_nayar::{oren_nayar_latency, oren_nayar_pipe};
+use rendergen_hdl::{name_lets, Design, ElabErrors, Module, Sig, Stream};
 use rendergen_isa::PipeKind;
+use schlick::{schlick_latency, schlick_pipe};
+use sheen::{sheen_latency, sheen_pipe};
+use subsurface::{subsurface_latency, subsurface_pipe};
 use test::test_pipe;
 
 /// Cycles from a request's transfer into the pipe to its result's first valid cycle at
@@ -28,8 +43,12 @@ pub fn pipe_latency(inst: &PipeInst) -> u32 {
         (Some(l), _) => l.max(1),
         (None, PipeKind::AstcA) => astc_a_latency(),
         (None, PipeKind::AstcDp) => astc_dp_latency(),
-        // Shading units are not built yet: a test pipeline of latency 4 stands in.
-        (None, _) => 4,
+        (None, PipeKind::Schlick) => schlick_latency(),
+        (None, PipeKind::OrenNayar) => oren_nayar_latency(),
+        (None, PipeKind::Ggx) => ggx_latency(),
+        (None, PipeKind::Sheen) => sheen_latency(),
+        (None, PipeKind::Subsurface) => subsurface_latency(),
+        (None, PipeKind::Cel) => cel_latency(),
     }
 }
 
@@ -38,8 +57,8 @@ pub fn pipe_depth(inst: &PipeInst) -> u32 {
     pipe_latency(inst) + 2
 }
 
-/// The pipe of one pipeline instance: the unit for `inst` (ASTC_A, ASTC_DP, or the test pipeline
-/// when `inst.test_latency` is set or the unit is not built yet), then the output FIFO.
+/// The pipe of one pipeline instance: the unit for `inst.kind`, or the test pipeline when
+/// `inst.test_latency` is set (a cheap stand-in), then the output FIFO.
 ///
 /// * **Protocol:** `req` and `resp` keep the stream rules; results leave in request order with
 ///   the tag unchanged; nothing is dropped. `req.ready` is the credit flag.
@@ -51,12 +70,19 @@ pub fn pipe_depth(inst: &PipeInst) -> u32 {
 ///   pipeline adds `(latency − 1) × 153` flops.
 /// * **Errors:** a `req` of another shape than [`PipeReq::SHAPE`] (elaboration).
 ///
-/// Built as the child module `name` of `m`, whose module is [`astc_a_pipe`], [`astc_dp_pipe`]
-/// or [`test_pipe`] (one definition per latency).
+/// Built as the child module `name` of `m`, whose module is the kind's pipe ([`astc_a_pipe`],
+/// [`astc_dp_pipe`], [`ggx_pipe`], [`oren_nayar_pipe`], [`schlick_pipe`], [`sheen_pipe`],
+/// [`subsurface_pipe`], [`cel_pipe`]) or [`test_pipe`] (one definition per latency).
 pub fn pbru_pipe(m: &mut Module, name: &str, inst: &PipeInst, req: Stream<PipeReq>) -> PipeOut {
     match (inst.test_latency, inst.kind) {
         (None, PipeKind::AstcA) => m.child(name, &(), req, astc_a_pipe),
         (None, PipeKind::AstcDp) => m.child(name, &(), req, astc_dp_pipe),
+        (None, PipeKind::Schlick) => m.child(name, &(), req, schlick_pipe),
+        (None, PipeKind::OrenNayar) => m.child(name, &(), req, oren_nayar_pipe),
+        (None, PipeKind::Ggx) => m.child(name, &(), req, ggx_pipe),
+        (None, PipeKind::Sheen) => m.child(name, &(), req, sheen_pipe),
+        (None, PipeKind::Subsurface) => m.child(name, &(), req, subsurface_pipe),
+        (None, PipeKind::Cel) => m.child(name, &(), req, cel_pipe),
         _ => m.child(name, &pipe_latency(inst), req, test_pipe),
     }
 }
@@ -88,6 +114,20 @@ fn pipe_around(
         resp,
         busy: credits.count.ne(depth as u64),
     }
+}
+
+/// The stand-alone design `name` of one pipe: input stream `req` ([`PipeReq::SHAPE`]), output
+/// stream `resp` and the `busy` flag.
+pub fn pipe_top(
+    name: &str,
+    pipe: fn(&mut Module, &(), Stream<PipeReq>) -> PipeOut,
+) -> Result<Design, ElabErrors> {
+    Design::build(name, |m| {
+        let req = m.input_stream::<PipeReq>("req", &PipeReq::SHAPE);
+        let out = pipe(m, &(), req);
+        m.output_stream("resp", out.resp);
+        m.output("busy", out.busy);
+    })
 }
 
 /// Word `i` of a request's arguments.

@@ -4,7 +4,7 @@
 use super::entries::{Entry, EntryCtl};
 use crate::pbru::ports::{
     CacheAnswer, CacheFill, CacheIn, CoreResp, L1Req, L1Resp, PbruCfg, StopCmd, ADDR_W, BLOCK_W,
-    CHUNK_W, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD,
+    CHUNK_W, CREQ_IFETCH, CREQ_PIPE, CREQ_TEXREAD, CRSP_CANCEL,
 };
 use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{
@@ -84,7 +84,7 @@ struct EntryConsts {
 struct L1Answer {
     /// The answer is taken this cycle.
     fire: Sig,
-    /// A hit other than a TEX_DP block: the entry's core gets an answer.
+    /// Anything but a TEX_DP block: the entry's core gets an answer (`CRSP_CANCEL` on a miss).
     answer: Sig,
     /// A hit for an IFETCH: the chunk fills the instruction cache.
     ifill: Sig,
@@ -124,7 +124,8 @@ fn l1_answer(
     let core = by_id(&consts.core);
     let slot = by_id(&consts.slot);
     let kind = field(&|e| e.kind);
-    let answer = (lv & !ld.miss & kind.ne(CREQ_PIPE)).named("answers");
+    // A miss is answered too (`CRSP_CANCEL`): the core's slot may be owing the answer.
+    let answer = (lv & kind.ne(CREQ_PIPE)).named("answers");
     let ifill = lv & !ld.miss & kind.eq(CREQ_IFETCH);
     let core_free = if free_now.len() == 1 {
         free_now[0]
@@ -357,7 +358,8 @@ fn core_answer(m: &mut Module, c: usize, valid: Reg, d: &Decided) -> (Stream<Cor
     };
     let pick3 = |l: Sig, i: Sig, t: Sig| from_l1.mux(l, from_i.mux(i, t));
     let (i_kind, t_kind) = (m.lit(CREQ_IFETCH, 2), m.lit(CREQ_TEXREAD, 2));
-    let kind_next = pick3(l1.kind, i_kind, t_kind);
+    let l1_kind = l1.miss.mux(m.lit(CRSP_CANCEL, 2), l1.kind);
+    let kind_next = pick3(l1_kind, i_kind, t_kind);
     let slot_next = pick3(
         l1.slot,
         onehot_mux(p.ip, &consts.slot),

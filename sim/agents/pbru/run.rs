@@ -5,7 +5,7 @@
 use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
 use crate::engine::{OutputId, Simulator};
 use crate::kit::TbError;
-use crate::models::pbru::{golden, passes_through, FinalRay, Memory, NoAnswer, Ray};
+use crate::models::pbru::{golden_with, passes_through_with, FinalRay, Memory, NoAnswer, Ray};
 use rendergen_isa::{PipeKind, RayError, Reason};
 use std::collections::{BTreeMap, HashMap};
 
@@ -20,6 +20,9 @@ pub struct SystemCfg {
     pub sm_load: SmLoad,
     /// The engine's pipeline instances, in order.
     pub pipes: Vec<PipeKind>,
+    /// Pipe kinds whose instances hold the test fixture instead of their units (the golden
+    /// models compute the fixture for them; `PbruCfg::fixture_kinds`).
+    pub fixtures: Vec<PipeKind>,
     /// Probability of an idle cycle between rays the SM sends.
     pub ray_gap: f64,
     /// Probability of back-pressure on the ray outputs.
@@ -36,6 +39,7 @@ impl Default for SystemCfg {
             l1: L1Cfg::default(),
             sm_load: SmLoad::default(),
             pipes: PipeKind::ALL.to_vec(),
+            fixtures: Vec::new(),
             ray_gap: 0.0,
             out_stall: 0.0,
             hang_cycles: 20_000,
@@ -111,6 +115,7 @@ pub struct System {
     perf: Vec<(String, [OutputId; 3])>,
     report: Report,
     hang_cycles: u64,
+    fixtures: Vec<PipeKind>,
 }
 
 impl System {
@@ -131,7 +136,8 @@ impl System {
         }
         Ok(System {
             sm: SmRays::new(sim, s, cfg.ray_gap, cfg.out_stall)?,
-            sm_pipes: SmPipes::new(sim, cfg.pipes.clone(), cfg.sm_load.clone(), s ^ 0x1234)?,
+            sm_pipes: SmPipes::new(sim, cfg.pipes.clone(), cfg.sm_load.clone(), s ^ 0x1234)?
+                .with_fixtures(&cfg.fixtures),
             ttu: Ttu::new(sim, s ^ 0x77, cfg.out_stall)?,
             l1: L1::new(sim, mem, cfg.l1.clone(), s ^ 0x99)?,
             expected: HashMap::new(),
@@ -140,6 +146,7 @@ impl System {
             perf,
             report: Report::default(),
             hang_cycles: cfg.hang_cycles,
+            fixtures: cfg.fixtures.clone(),
         })
     }
 
@@ -150,8 +157,10 @@ impl System {
             return Err(TbError::new(format!("ray id {} sent twice", ray.ray_id)));
         }
         let depth = self.sm.input.stack_depth();
-        self.expected
-            .insert(ray.ray_id, golden(&self.l1.mem, ray, depth));
+        self.expected.insert(
+            ray.ray_id,
+            golden_with(&self.l1.mem, ray, depth, &self.fixtures),
+        );
         self.entered.insert(ray.ray_id, ray.clone());
         self.report.rays_in += 1;
         self.sm.send(&self.l1.mem, ray, mode, ret_dst)
@@ -174,7 +183,8 @@ impl System {
         let Some(from) = self.entered.get(&id) else {
             return self.mismatch(format!("ray {id} parked but was never sent"));
         };
-        let on_path = passes_through(&self.l1.mem, from, depth, parked.pc(), &parked.stack);
+        let (mem, fixtures) = (&self.l1.mem, &self.fixtures);
+        let on_path = passes_through_with(mem, from, depth, parked.pc(), &parked.stack, fixtures);
         if !on_path {
             let m = format!(
                 "ray {id} parked off the interpreter's path: {parked:?}, entered as {from:?}"
@@ -182,8 +192,10 @@ impl System {
             self.mismatch(m);
         }
         let resumed = parked.resumed();
-        self.expected
-            .insert(id, golden(&self.l1.mem, &resumed, depth));
+        self.expected.insert(
+            id,
+            golden_with(&self.l1.mem, &resumed, depth, &self.fixtures),
+        );
         self.entered.insert(id, resumed);
     }
 

@@ -14,6 +14,7 @@
 
 pub mod basic;
 pub mod int;
+pub mod q16;
 pub mod recip;
 pub mod transc;
 

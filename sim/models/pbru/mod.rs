@@ -25,14 +25,18 @@ pub mod control;
 pub mod exec;
 pub mod memory;
 pub mod pipes;
+pub mod shading;
+pub mod shading_ref;
 
+#[cfg(test)]
+mod shading_tests;
 #[cfg(test)]
 mod tests;
 
-pub use callout::{golden, CALLOUT_MARKER};
+pub use callout::{golden, golden_with, CALLOUT_MARKER};
 pub use exec::{Machine, Stop};
 pub use memory::Memory;
-use rendergen_isa::{Reason, CHUNK_BYTES};
+use rendergen_isa::{PipeKind, Reason, CHUNK_BYTES};
 
 /// A ray as the SM or TTU sends it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -128,7 +132,20 @@ impl std::fmt::Display for NoAnswer {
 /// Does the interpreter, running `ray` until it leaves the core, stand at `pc` with `stack`
 /// before one of its instructions? A parked ray must have left at such a state.
 pub fn passes_through(mem: &Memory, ray: &Ray, stack_depth: u32, pc: u32, stack: &[u32]) -> bool {
+    passes_through_with(mem, ray, stack_depth, pc, stack, &[])
+}
+
+/// [`passes_through`] on an engine whose pipes of the kinds in `fixtures` are test fixtures.
+pub fn passes_through_with(
+    mem: &Memory,
+    ray: &Ray,
+    stack_depth: u32,
+    pc: u32,
+    stack: &[u32],
+    fixtures: &[PipeKind],
+) -> bool {
     let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), stack_depth);
+    m.fixtures = fixtures.to_vec();
     loop {
         if m.pc == pc && m.stack == stack {
             return true;
@@ -144,11 +161,25 @@ pub fn passes_through(mem: &Memory, ray: &Ray, stack_depth: u32, pc: u32, stack:
 /// # Panics
 /// If the ray's stack is deeper than `stack_depth`.
 pub fn run(mem: &Memory, ray: &Ray, stack_depth: u32) -> Result<FinalRay, NoAnswer> {
+    run_with(mem, ray, stack_depth, &[])
+}
+
+/// [`run`] on an engine whose pipes of the kinds in `fixtures` are test fixtures.
+///
+/// # Panics
+/// If the ray's stack is deeper than `stack_depth`.
+pub fn run_with(
+    mem: &Memory,
+    ray: &Ray,
+    stack_depth: u32,
+    fixtures: &[PipeKind],
+) -> Result<FinalRay, NoAnswer> {
     assert!(
         ray.stack.len() as u32 <= stack_depth,
         "stack deeper than the slot"
     );
     let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), stack_depth);
+    m.fixtures = fixtures.to_vec();
     let stop = loop {
         if let Err(s) = m.step(mem) {
             break s;

@@ -1,8 +1,10 @@
 //! What the pipelines compute for a core's request, as the interpreter sees it: ASTC_A through
 //! the golden address model, ASTC_DP through the reference decoder with the ISA's Q16.16 texel
-//! conversion, and the test function that stands in for the shading pipelines.
+//! conversion, the shading pipelines through [`super::shading`] (those built so far), and the
+//! test function that stands in for the others.
 
 use super::memory::Memory;
+use super::shading;
 use crate::models::astc::{convert::fp16_to_f32, decode_texel, Footprint, Profile, TexelEncoding};
 use crate::models::texture_address::{texture_address, AddressRequest, TextureDesc};
 use rendergen_isa::{Class, Opcode, PipeKind};
@@ -10,6 +12,23 @@ use rendergen_isa::{Class, Opcode, PipeKind};
 /// The pipeline's answer to `op` (a pipeline opcode) with immediate `imm` and arguments `args`
 /// (`args[0]` pushed first): the words to push (`[0]` first), or the reason it is undefined.
 pub fn pipeline(op: Opcode, imm: u32, args: &[u32], mem: &Memory) -> Result<Vec<u32>, String> {
+    pipeline_with(op, imm, args, mem, &[])
+}
+
+/// [`pipeline`] for an engine whose pipes of the kinds in `fixtures` hold the contract's test
+/// fixture ([`test_pipeline`], `rtl/pbru/ports.rs`) instead of their units.
+pub fn pipeline_with(
+    op: Opcode,
+    imm: u32,
+    args: &[u32],
+    mem: &Memory,
+    fixtures: &[PipeKind],
+) -> Result<Vec<u32>, String> {
+    if let Class::Pipeline { kind, .. } = op.class() {
+        if fixtures.contains(&kind) {
+            return Ok(test_pipeline(args, imm, op.pushes()));
+        }
+    }
     match op.class() {
         Class::Pipeline {
             kind: PipeKind::AstcA,
@@ -19,8 +38,27 @@ pub fn pipeline(op: Opcode, imm: u32, args: &[u32], mem: &Memory) -> Result<Vec<
             kind: PipeKind::AstcDp,
             ..
         } => tex_dp(imm, args, mem).map(|t| t.to_vec()),
-        Class::Pipeline { .. } => Ok(test_pipeline(args, imm, op.pushes())),
+        Class::Pipeline { .. } => {
+            Ok(shade(op, args).unwrap_or_else(|| test_pipeline(args, imm, op.pushes())))
+        }
         c => panic!("{op:?} is no pipeline opcode ({c:?})"),
+    }
+}
+
+/// A shading opcode whose pipeline is built (issue 11 §2) through the bit-exact model
+/// [`super::shading`]; `None` for one that is still a test pipeline (and for other opcodes).
+pub fn shade(op: Opcode, args: &[u32]) -> Option<Vec<u32>> {
+    match op {
+        Opcode::Schlick => Some(shading::schlick(args).to_vec()),
+        Opcode::OrenNayar => Some(vec![shading::oren_nayar(args)]),
+        Opcode::Ggx => Some(vec![shading::ggx(args)]),
+        Opcode::Sheen => Some(vec![shading::sheen(args)]),
+        Opcode::Subsurface => Some(vec![shading::subsurface(args)]),
+        // The interpreter's cel table is the reset table (the SM's writes are not modelled
+        // per ray).
+        Opcode::Cel => Some(vec![shading::cel(args, &shading::CelTable::default())]),
+        Opcode::OrenNayarDir => Some(shading::oren_nayar_dir(args).to_vec()),
+        _ => None,
     }
 }
 

@@ -129,12 +129,13 @@ fn error_outcomes_point_at_the_instruction() {
 }
 
 #[test]
-fn shading_opcodes_use_the_test_pipeline() {
-    // SCHLICK pops 4, pushes 3: Σ (j+1)·a[j] = 1 + 4 + 9 + 16 = 30.
-    let r = stack("SCHLICK\nRAYSTOP", &[9, 1, 2, 3, 4]);
-    assert_eq!(r, [9, 30 + 0x1_0001, 30 + 0x2_0002, 30 + 0x3_0003]);
-    let r = stack("CEL\nRAYSTOP", &[1, 1, 1, 1, 1, 1]);
-    assert_eq!(r, [21 + 0x1_0001]);
+fn shading_opcodes_use_their_pipelines() {
+    // SCHLICK pops F0(rgb) F90(rgb) cos, pushes F(rgb): cos = 1 gives F0.
+    let r = stack("SCHLICK\nRAYSTOP", &[9, 1, 2, 3, 4, 5, 6, 0x1_0000]);
+    assert_eq!(r, [9, 1, 2, 3]);
+    // CEL through the reset table: N·L = 1 → the top band's 1.0.
+    let r = stack("CEL\nRAYSTOP", &[0, 0, 0x1_0000, 0, 0, 0x1_0000]);
+    assert_eq!(r, [0x1_0000]);
 }
 
 #[test]

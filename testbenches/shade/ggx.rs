@@ -1,0 +1,114 @@
+//! `pipe_ggx` against `rendergen_sim::models::pbru::shading::ggx` (GGX) and the contract's test
+//! function (GGX_DIR, until its datapath is built).
+
+use super::{assert_full_throughput, assert_lint_clean, run_pipe};
+use rendergen_rtl::pbru::pipes::ggx::{ggx_latency, pipe_ggx_top};
+use rendergen_sim::kit::Rng;
+use rendergen_sim::models::pbru::pipes::test_pipeline;
+use rendergen_sim::models::pbru::shading::ggx;
+
+const EVAL: u8 = 0x40;
+const DIR: u8 = 0x50;
+const ONE: u32 = 0x1_0000;
+
+/// A unit vector in Q16.16.
+fn unit(r: &mut Rng) -> [u32; 3] {
+    loop {
+        let v: Vec<f64> = (0..3)
+            .map(|_| r.below(1 << 17) as f64 / 65536.0 - 1.0)
+            .collect();
+        let len = (v.iter().map(|x| x * x).sum::<f64>()).sqrt();
+        if (0.1..=1.0).contains(&len) {
+            return std::array::from_fn(|i| (v[i] / len * 65536.0).round() as i32 as u32);
+        }
+    }
+}
+
+/// `n` requests of opcode `op` taking `N V L rough`: see [`requests`] (without its GGX_DIR
+/// share).
+pub fn nvl_requests(seed: u64, n: usize, op: u8) -> Vec<(u8, u8, Vec<u32>)> {
+    let reqs = requests(seed, n + n / 5 + 1);
+    (reqs.into_iter())
+        .filter(|(o, _, _)| *o == EVAL)
+        .take(n)
+        .map(|(_, _, a)| (op, 0, a))
+        .collect()
+}
+
+/// `n` requests: unit vectors with α in (0, 1] (a fifth near the peak, L ≈ V ≈ N), degenerate
+/// cases (V = N, L = −V, N·L = 0, α = 0, tiny α), any words, and GGX_DIR requests.
+fn requests(seed: u64, n: usize) -> Vec<(u8, u8, Vec<u32>)> {
+    let mut r = Rng::new(seed);
+    (0..n)
+        .map(|i| match i % 6 {
+            0..=2 => {
+                let (n, v) = (unit(&mut r), unit(&mut r));
+                let l = match r.below(5) {
+                    0 => v,
+                    1 => v.map(|c| c.wrapping_neg()),
+                    2 => n,
+                    _ => unit(&mut r),
+                };
+                let v = if r.chance(0.2) { n } else { v };
+                let alpha = match r.below(5) {
+                    0 => [0, 1, 100, 1310, ONE][r.below(5) as usize],
+                    _ => r.below(ONE as u64 + 1) as u32,
+                };
+                (EVAL, 0, [&n[..], &v, &l, &[alpha]].concat())
+            }
+            3 => {
+                let jitter =
+                    |r: &mut Rng, c: u32| c.wrapping_add(r.below(400) as u32).wrapping_sub(200);
+                let n = unit(&mut r);
+                let v: Vec<u32> = n.iter().map(|c| jitter(&mut r, *c)).collect();
+                let l: Vec<u32> = n.iter().map(|c| jitter(&mut r, *c)).collect();
+                let alpha = 1310 + r.below(2000) as u32;
+                (EVAL, 0, [&n[..], &v, &l, &[alpha]].concat())
+            }
+            4 => (EVAL, 0, (0..10).map(|_| r.next_u64() as u32).collect()),
+            _ => (DIR, 0, (0..9).map(|_| r.next_u64() as u32).collect()),
+        })
+        .collect()
+}
+
+fn expected(reqs: &[(u8, u8, Vec<u32>)]) -> Vec<Vec<u32>> {
+    (reqs.iter())
+        .map(|(op, _, a)| match *op {
+            EVAL => vec![ggx(a)],
+            _ => test_pipeline(a, 0, 4),
+        })
+        .collect()
+}
+
+#[test]
+fn ggx_pipe_matches_the_model_under_back_pressure() {
+    let design = pipe_ggx_top().unwrap();
+    let reqs = requests(1, 400);
+    run_pipe(&design, 1, &reqs, &expected(&reqs), (0.3, 0.4), false);
+}
+
+#[test]
+fn ggx_pipe_takes_one_request_per_clock() {
+    let design = pipe_ggx_top().unwrap();
+    let reqs = requests(2, 300);
+    assert_full_throughput(&design, &reqs, &expected(&reqs), ggx_latency());
+}
+
+/// The emitted Verilog in iverilog and Verilator against the Rust simulation (Verilator's
+/// build of the whole pipe takes minutes): run with `cargo test -p rendergen-testbenches --test
+/// testbenches ggx_pipe_cosimulation -- --ignored`.
+#[test]
+#[ignore]
+fn ggx_pipe_cosimulation() {
+    let design = pipe_ggx_top().unwrap();
+    let reqs = requests(3, 300);
+    run_pipe(&design, 3, &reqs, &expected(&reqs), (0.2, 0.3), true);
+}
+
+/// Yosys synthesises the whole pipe (minutes): run with `cargo test -p rendergen-testbenches
+/// --test testbenches ggx_pipe_is_lint_clean -- --ignored`.
+#[test]
+#[ignore]
+fn ggx_pipe_is_lint_clean() {
+    assert_lint_clean(&pipe_ggx_top().unwrap());
+}
