@@ -416,6 +416,25 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |_| crate::pbru::pipes::cel::pipe_cel_top(),
         constraint: None,
     },
+    GeneratorSpec {
+        name: "texture_unit",
+        doc: "texture unit (issue 14 §1): RGBA8 UNORM/sRGB, LOD, nearest/bilinear/trilinear, raw bypass, gather, 4-bank cache",
+        params: &[
+            pr("slot_width", 3, crate::texture::SLOT_WIDTH, "warp-slot tag bits"),
+            pr("quad_width", 1, crate::texture::QUAD_WIDTH, "quad tag bits"),
+            pow2("cache_lines", 16, crate::texture::CACHE_LINES, "cache lines (2x2 texel blocks)"),
+            pr("max_log2", 10, crate::texture::MAX_LOG2, "log2 of the largest texture side"),
+        ],
+        build: |v| {
+            crate::texture::texture_unit_top(&crate::texture::TexCfg {
+                slot_width: v[0] as u32,
+                quad_width: v[1] as u32,
+                cache_lines: v[2] as u32,
+                max_log2: v[3] as u32,
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default
@@ -426,6 +445,7 @@ const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("mac_mesh", &["lanes=4", "stages=4"]),
     ("pbru", &["cores=1", "slots=1", "real_astc=0"]),
     ("shader_core", &["warps=1", "regs=8", "imem_depth=16"]),
+    ("texture_unit", &["max_log2=4", "cache_lines=4"]),
 ];
 
 /// Why a catalogue request failed.

@@ -3,6 +3,7 @@
 //! * [`stream`] — valid/ready widgets (FIFO, skid buffer, arbiters, mux/demux, credits);
 //! * [`fp`] — IEEE-754 binary32 arithmetic units (FMA, compares and conversions, reciprocals, exp2/log2/sin/cos);
 //! * [`mem`] — RAMs;
+//! * [`texture`] — the texture unit (LOD, 4-bank texel cache, bilinear/trilinear filter, raw bypass);
 //! * [`synthetic`] — benchmark designs (counter, multiply-add mesh);
 //! * [`catalog`] — the top-level generators the command line lists, with their parameters.
 
@@ -14,3 +15,4 @@ pub mod pbru;
 pub mod shader;
 pub mod stream;
 pub mod synthetic;
+pub mod texture;

@@ -11,4 +11,5 @@ mod pbru_sched;
 mod pbru_system;
 mod shade;
 mod shader_core;
+mod texture;
 mod widgets;

@@ -5,4 +5,5 @@ pub mod fp32;
 pub mod ktx;
 pub mod pbru;
 pub mod shader;
+pub mod texture;
 pub mod texture_address;
