@@ -435,17 +435,80 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "tile_raster",
+        doc: "tile rasteriser (edge functions, top-left rule, 1x/4x MSAA quads) with early depth test against the tile buffer",
+        params: TILE_PARAMS,
+        build: |v| crate::tile::top::tile_raster_top(&tile_cfg(v)),
+        constraint: Some(tile_constraint),
+    },
+    GeneratorSpec {
+        name: "tile_buffer",
+        doc: "tile buffer: N render targets + D24 depth, clears, early depth, RGBA8 blending, tile-shader and write-out ports",
+        params: TILE_PARAMS,
+        build: |v| crate::tile::top::tile_buffer_top(&tile_cfg(v)),
+        constraint: Some(tile_constraint),
+    },
 ];
+
+/// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
+const TILE_PARAMS: &[ParamSpec] = &[
+    p("samples", 4, 1, 4, "samples per pixel: 1 or 4"),
+    p("rts", 4, 1, 8, "colour render targets"),
+    p(
+        "formats",
+        0x3210,
+        0,
+        0xFFFF_FFFF,
+        "format of RT i in hex digit i: 0 RGBA8, 1 RGBA16F, 2 R32F, 3 RG16F",
+    ),
+];
+
+/// The tile configuration of catalogue values `[samples, rts, formats]` (checked by
+/// [`tile_constraint`]).
+fn tile_cfg(v: &[u64]) -> crate::tile::TileCfg {
+    crate::tile::TileCfg {
+        samples: v[0] as u32,
+        formats: (0..v[1])
+            .map(|i| {
+                crate::tile::RtFormat::from_code(v[2] >> (4 * i) & 0xF)
+                    .unwrap_or(crate::tile::RtFormat::Rgba8)
+            })
+            .collect(),
+    }
+}
+
+/// The tile tops' constraints: 1 or 4 samples, a format code 0..=3 for every render target.
+fn tile_constraint(v: &[u64]) -> Result<(), (usize, String)> {
+    if !matches!(v[0], 1 | 4) {
+        return Err((0, "1 or 4".into()));
+    }
+    match (0..v[1]).all(|i| v[2] >> (4 * i) & 0xF <= 3) {
+        true => Ok(()),
+        false => Err((
+            2,
+            format!(
+                "hex digits 0..=3 (a format code) for each of the {} render targets",
+                v[1]
+            ),
+        )),
+    }
+}
 
 /// Parameters `rendergen lint --all` uses instead of the defaults, for generators whose default
 /// size only slows synthesis without adding structure: the mesh's 2,304 multipliers take Yosys
 /// minutes where 16 exercise the same code; the PBRU is linted with one core and test pipelines
-/// (its real ASTC units are linted as `astc_a` and `astc_dp`, its shading units as `pipe_<kind>`).
+/// (its real ASTC units are linted as `astc_a` and `astc_dp`, its shading units as
+/// `pipe_<kind>`); the texture unit with 16×16 textures and 4 cache lines; the tile tops with
+/// 1 sample and two render targets (the default's 188,416 bits of tile storage become
+/// flip-flops in Yosys's generic flow).
 const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("mac_mesh", &["lanes=4", "stages=4"]),
     ("pbru", &["cores=1", "slots=1", "real_astc=0"]),
     ("shader_core", &["warps=1", "regs=8", "imem_depth=16"]),
     ("texture_unit", &["max_log2=4", "cache_lines=4"]),
+    ("tile_raster", &["samples=1", "rts=2", "formats=0x20"]),
+    ("tile_buffer", &["samples=1", "rts=2", "formats=0x20"]),
 ];
 
 /// Why a catalogue request failed.
@@ -744,5 +807,21 @@ mod tests {
             "{} nodes",
             d.flat_node_count()
         );
+    }
+
+    #[test]
+    fn tile_tops_reject_bad_parameters() {
+        let e = build("tile_raster", &["samples=2".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`samples`") && e.contains("1 or 4"), "{e}");
+        let e = build("tile_buffer", &["rts=2".into(), "formats=0x40".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`formats`") && e.contains("0..=3"), "{e}");
+        let e = build("tile_buffer", &["rts=9".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`rts`") && e.contains("1..=8"), "{e}");
     }
 }

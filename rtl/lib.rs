@@ -5,6 +5,7 @@
 //! * [`mem`] — RAMs;
 //! * [`texture`] — the texture unit (LOD, 4-bank texel cache, bilinear/trilinear filter, raw bypass);
 //! * [`synthetic`] — benchmark designs (counter, multiply-add mesh);
+//! * [`tile`] — the tile engine's rasteriser and tile buffer;
 //! * [`catalog`] — the top-level generators the command line lists, with their parameters.
 
 pub mod astc;
@@ -16,3 +17,4 @@ pub mod shader;
 pub mod stream;
 pub mod synthetic;
 pub mod texture;
+pub mod tile;

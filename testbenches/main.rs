@@ -12,4 +12,5 @@ mod pbru_system;
 mod shade;
 mod shader_core;
 mod texture;
+mod tile;
 mod widgets;

@@ -7,3 +7,4 @@ pub mod pbru;
 pub mod shader;
 pub mod texture;
 pub mod texture_address;
+pub mod tile;
