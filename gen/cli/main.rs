@@ -74,6 +74,10 @@ enum Command {
         /// Parameter override NAME=VALUE (repeatable; not with `--all`).
         #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
         params: Vec<String>,
+        /// Generators linted at once with `--all` (default: the machine's cores); results are
+        /// printed in catalogue order.
+        #[arg(short = 'j', long, value_parser = clap::value_parser!(u32).range(1..=64))]
+        jobs: Option<u32>,
     },
     /// Drive seeded random values on every input for N cycles; print speed and an output hash.
     Bench {
@@ -314,7 +318,12 @@ fn run(command: Command) -> Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Lint { top, all, params } => {
+        Command::Lint {
+            top,
+            all,
+            params,
+            jobs,
+        } => {
             if all && !params.is_empty() {
                 return Err(Failure::usage(
                     "`lint --all` lints every generator with its own parameters; `-p` applies to \
@@ -326,8 +335,7 @@ fn run(command: Command) -> Result<(), Failure> {
                 (false, Some(t)) => vec![t],
                 (false, None) => unreachable!("clap requires TOP or --all"),
             };
-            let mut dirty = 0;
-            for name in &names {
+            let lint_one = |name: &str| -> Result<Option<String>, Failure> {
                 let overrides = if all {
                     catalog::find(name)?.lint_overrides()
                 } else {
@@ -335,13 +343,59 @@ fn run(command: Command) -> Result<(), Failure> {
                 };
                 let design = build(name, &overrides)?;
                 let report = rendergen_gen::tools::lint(&design).map_err(Failure::check)?;
-                if report.is_clean() {
-                    println!("{name:<18} clean (verilator -Wall, yosys check -assert, iverilog)");
-                } else {
-                    dirty += 1;
-                    println!("{name:<18} NOT CLEAN\n{report}");
+                Ok((!report.is_clean()).then(|| report.to_string()))
+            };
+            let jobs = jobs
+                .map(|j| j as usize)
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            let mut dirty = 0;
+            let mut print = |name: &str, r: Result<Option<String>, Failure>| {
+                match r? {
+                    None => {
+                        println!(
+                            "{name:<18} clean (verilator -Wall, yosys check -assert, iverilog)"
+                        )
+                    }
+                    Some(report) => {
+                        dirty += 1;
+                        println!("{name:<18} NOT CLEAN\n{report}");
+                    }
                 }
-            }
+                Ok::<(), Failure>(())
+            };
+            // Workers take the next generator; results print in catalogue order as soon as
+            // every earlier one is done.
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::scope(|scope| {
+                for _ in 0..jobs.min(names.len()) {
+                    let tx = tx.clone();
+                    let (next, names, lint_one) = (&next, &names, &lint_one);
+                    scope.spawn(move || loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(name) = names.get(i) else { break };
+                        if tx.send((i, lint_one(name))).is_err() {
+                            break;
+                        }
+                    });
+                }
+                drop(tx);
+                let mut done: Vec<Option<Result<Option<String>, Failure>>> =
+                    (0..names.len()).map(|_| None).collect();
+                let mut shown = 0;
+                for (i, r) in rx {
+                    done[i] = Some(r);
+                    while let Some(r) = done.get_mut(shown).and_then(Option::take) {
+                        if let Err(e) = print(&names[shown], r) {
+                            // Stop handing out work; running lints finish.
+                            next.store(names.len(), std::sync::atomic::Ordering::Relaxed);
+                            return Err(e);
+                        }
+                        shown += 1;
+                    }
+                }
+                Ok(())
+            })?;
             if dirty > 0 {
                 return Err(Failure::check(format!(
                     "{dirty} of {} generators not lint-clean",
@@ -544,6 +598,7 @@ mod tests {
             top: None,
             all: true,
             params: vec!["cores=1".into()],
+            jobs: None,
         };
         let (c, m) = code(run(lint));
         assert!(c == 2 && m.contains("--all"), "{m}");

@@ -15,12 +15,29 @@ use crate::engine::{InputId, OutputId, PortInfo, Simulator};
 use rendergen_hdl::Bits;
 use std::collections::VecDeque;
 
-/// Payload ports called `prefix_*` other than valid and ready, in port order.
-fn field_ports<'a>(ports: &'a [PortInfo], prefix: &str) -> Vec<(usize, &'a PortInfo)> {
+/// Payload ports called `prefix_*` among `ports` (the design's inputs or outputs) other than
+/// valid and ready, in port order. Ports of another stream whose name extends the prefix (a
+/// `ts_resp` beside a stream `ts`: `ts_resp_valid`, `ts_resp_ready`, `ts_resp_*`) are not the
+/// prefix's payload.
+fn field_ports<'a>(
+    sim: &Simulator,
+    ports: &'a [PortInfo],
+    prefix: &str,
+) -> Vec<(usize, &'a PortInfo)> {
     let p = format!("{prefix}_");
     let (valid, ready) = (format!("{p}valid"), format!("{p}ready"));
+    let all: Vec<&str> = (sim.inputs().iter().chain(sim.outputs()))
+        .map(|x| x.name.as_str())
+        .collect();
+    // Other streams under the prefix: names with both a `_valid` and a `_ready` port.
+    let nested: Vec<String> = (all.iter())
+        .filter_map(|n| n.strip_suffix("_valid"))
+        .filter(|n| n.starts_with(&p) && all.contains(&format!("{n}_ready").as_str()))
+        .map(|n| format!("{n}_"))
+        .collect();
     (ports.iter().enumerate())
         .filter(|(_, x)| x.name.starts_with(&p) && x.name != valid && x.name != ready)
+        .filter(|(_, x)| !nested.iter().any(|n| x.name.starts_with(n.as_str())))
         .collect()
 }
 
@@ -40,7 +57,7 @@ pub struct StreamSource {
 impl StreamSource {
     /// Source for the input stream `prefix` (payload fields found by name), seeded with `seed`.
     pub fn new(sim: &Simulator, prefix: &str, seed: u64) -> Result<StreamSource, TbError> {
-        let fields = field_ports(sim.inputs(), prefix);
+        let fields = field_ports(sim, sim.inputs(), prefix);
         Ok(StreamSource {
             valid: sim.input(&format!("{prefix}_valid"))?,
             ready: sim.output(&format!("{prefix}_ready"))?,
@@ -155,7 +172,7 @@ pub struct StreamSink {
 impl StreamSink {
     /// Sink for the output stream `prefix`, seeded with `seed`.
     pub fn new(sim: &Simulator, prefix: &str, seed: u64) -> Result<StreamSink, TbError> {
-        let fields = field_ports(sim.outputs(), prefix);
+        let fields = field_ports(sim, sim.outputs(), prefix);
         Ok(StreamSink {
             valid: sim.output(&format!("{prefix}_valid"))?,
             ready: sim.input(&format!("{prefix}_ready"))?,

@@ -138,3 +138,23 @@ fn source_rejects_values_too_wide_for_their_port() {
     assert!(src.send(&[1]).is_err(), "one value per field");
     assert!(StreamSource::new(&sim, "pull", 1).is_err());
 }
+
+/// A stream whose name extends another's (`ts_resp` beside `ts`) is not part of its payload,
+/// on either side.
+#[test]
+fn nested_stream_names_are_not_payload() {
+    let d = Design::build("two_streams", |m| {
+        let v = m.input("ts_valid", 1);
+        let a = m.input("ts_addr", 8);
+        let rr = m.input("ts_resp_ready", 1);
+        m.output("ts_ready", rr);
+        m.output("ts_resp_valid", v);
+        m.output("ts_resp_data", a);
+    })
+    .unwrap();
+    let sim = Simulator::new(&d).unwrap();
+    let src = StreamSource::new(&sim, "ts", 1).unwrap();
+    assert_eq!(src.fields(), ["ts_addr"]);
+    let sink = StreamSink::new(&sim, "ts_resp", 2).unwrap();
+    assert_eq!(sink.fields(), ["ts_resp_data"]);
+}

@@ -22,6 +22,11 @@ impl Watchdog {
     /// Calls `cycle` once per clock cycle (drive inputs, sample outputs, return whether the
     /// awaited condition holds), stepping the clock after each call that returns `false`.
     /// Returns the number of edges waited, or a timeout error naming `what`.
+    ///
+    /// The clock is **not** stepped after the call that returns `true`: that cycle's edge is
+    /// still to come, and the transfers its agents sampled take effect at it. A later phase on
+    /// the same simulator must `sim.step()` first, or it drives and samples the same cycle
+    /// again and counts its transfers twice.
     pub fn run_until(
         &self,
         sim: &mut Simulator,

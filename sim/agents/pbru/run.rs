@@ -1,6 +1,6 @@
 //! [`System`]: every agent on one simulated `pbru` top, the routing of returned rays (parked →
 //! TTU, call-out → SM, finished → scoreboard), and the check of each finished ray against the
-//! golden model ([`golden`]).
+//! golden model ([`golden_with`]).
 
 use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
 use crate::engine::{OutputId, Simulator};

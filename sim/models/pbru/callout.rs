@@ -66,7 +66,7 @@ pub fn resume_after_callout(f: u8, out: &FinalRay, stack_depth: u32) -> Result<R
     })
 }
 
-/// The end result of `ray` through the engine and the SM: [`run`], then every call-out run and
+/// The end result of `ray` through the engine and the SM: [`run`](super::run), then every call-out run and
 /// the ray resent (its PRNG starts again from its seed, as on any new assignment), until a ray
 /// leaves that is no call-out. Also returns the number of call-outs.
 pub fn golden(mem: &Memory, ray: &Ray, stack_depth: u32) -> Result<(FinalRay, u32), NoAnswer> {

@@ -4,7 +4,7 @@
 //! sideband, and the broadcast of returned raw texels into the lanes (all / selective /
 //! shared) with duplicates dropped.
 //!
-//! Geometry (y down, [INF] of §A.5–A.6): lanes 0 = TL, 1 = TR, 2 = BL, 3 = BR; the group's
+//! Geometry (y down, \[INF\] of §A.5–A.6): lanes 0 = TL, 1 = TR, 2 = BL, 3 = BR; the group's
 //! top-left pixel is `(x, y)`; lane `k`'s pixel is `(x + (k & 1), y + (k >> 1))`; a kernel of
 //! `kw × kh` taps is centred on its pixel (`kw`, `kh` odd).
 //!
