@@ -1,7 +1,6 @@
 //! `pipe_ggx` against `rendergen_sim::models::pbru::shading::ggx` (GGX) and the contract's test
 //! function (GGX_DIR, until its datapath is built).
 
-use super::{assert_full_throughput, assert_lint_clean, run_pipe};
 use rendergen_rtl::pbru::pipes::ggx::{ggx_latency, pipe_ggx_top};
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::pbru::pipes::test_pipeline;
@@ -80,35 +79,14 @@ fn expected(reqs: &[(u8, u8, Vec<u32>)]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-#[test]
-fn ggx_pipe_matches_the_model_under_back_pressure() {
-    let design = pipe_ggx_top().unwrap();
-    let reqs = requests(1, 400);
-    run_pipe(&design, 1, &reqs, &expected(&reqs), (0.3, 0.4), false);
-}
-
-#[test]
-fn ggx_pipe_takes_one_request_per_clock() {
-    let design = pipe_ggx_top().unwrap();
-    let reqs = requests(2, 300);
-    assert_full_throughput(&design, &reqs, &expected(&reqs), ggx_latency());
-}
-
-/// The emitted Verilog in iverilog and Verilator against the Rust simulation (Verilator's
-/// build of the whole pipe takes minutes): run with `cargo test -p rendergen-testbenches --test
-/// testbenches ggx_pipe_cosimulation -- --ignored`.
-#[test]
-#[ignore]
-fn ggx_pipe_cosimulation() {
-    let design = pipe_ggx_top().unwrap();
-    let reqs = requests(3, 300);
-    run_pipe(&design, 3, &reqs, &expected(&reqs), (0.2, 0.3), true);
-}
-
-/// Yosys synthesises the whole pipe (minutes): run with `cargo test -p rendergen-testbenches
-/// --test testbenches ggx_pipe_is_lint_clean -- --ignored`.
-#[test]
-#[ignore]
-fn ggx_pipe_is_lint_clean() {
-    assert_lint_clean(&pipe_ggx_top().unwrap());
+big_pipe_tests! {
+    top: pipe_ggx_top,
+    latency: ggx_latency,
+    requests: requests,
+    tests: [
+        ggx_pipe_matches_the_model_under_back_pressure,
+        ggx_pipe_takes_one_request_per_clock,
+        ggx_pipe_cosimulation,
+        ggx_pipe_is_lint_clean,
+    ],
 }

@@ -4,6 +4,60 @@
 //! (tag, words) (nothing lost, duplicated or reordered), full throughput without back-pressure,
 //! co-simulation of the emitted Verilog, lint.
 
+/// The four tests of a big shading pipe: against the model under back-pressure (seed 1, 400
+/// requests), one request per clock (seed 2, 300), and, ignored for their tool time (cold
+/// Verilator builds, Yosys synthesis of the whole pipe; `rendergen lint --all` lints the pipe
+/// too), co-simulation (seed 3, 300) and lint. The calling module has `expected(&reqs)`;
+/// `requests(seed, n)` gives its requests.
+macro_rules! big_pipe_tests {
+    (
+        top: $top:ident,
+        latency: $latency:ident,
+        requests: $requests:expr,
+        tests: [$back_pressure:ident, $throughput:ident, $cosim:ident, $lint:ident $(,)?] $(,)?
+    ) => {
+        #[test]
+        fn $back_pressure() {
+            let design = $top().unwrap();
+            let reqs = $requests(1, 400);
+            super::run_pipe(&design, 1, &reqs, &expected(&reqs), (0.3, 0.4), false);
+        }
+
+        #[test]
+        fn $throughput() {
+            let design = $top().unwrap();
+            let reqs = $requests(2, 300);
+            super::assert_full_throughput(&design, &reqs, &expected(&reqs), $latency());
+        }
+
+        #[doc = concat!(
+            "The emitted Verilog in iverilog and Verilator against the Rust simulation: run with ",
+            "`cargo test -p rendergen-testbenches --test testbenches ",
+            stringify!($cosim),
+            " -- --ignored`."
+        )]
+        #[test]
+        #[ignore]
+        fn $cosim() {
+            let design = $top().unwrap();
+            let reqs = $requests(3, 300);
+            super::run_pipe(&design, 3, &reqs, &expected(&reqs), (0.2, 0.3), true);
+        }
+
+        #[doc = concat!(
+            "Yosys synthesises the whole pipe (minutes): run with ",
+            "`cargo test -p rendergen-testbenches --test testbenches ",
+            stringify!($lint),
+            " -- --ignored`."
+        )]
+        #[test]
+        #[ignore]
+        fn $lint() {
+            super::assert_lint_clean(&$top().unwrap());
+        }
+    };
+}
+
 mod cel;
 mod ggx;
 mod oren_nayar;

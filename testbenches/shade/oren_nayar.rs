@@ -1,6 +1,5 @@
 //! `pipe_oren_nayar` against `rendergen_sim::models::pbru::shading::{oren_nayar, oren_nayar_dir}`.
 
-use super::{assert_full_throughput, assert_lint_clean, run_pipe};
 use rendergen_rtl::pbru::pipes::oren_nayar::{oren_nayar_latency, pipe_oren_nayar_top};
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::pbru::shading::{oren_nayar, oren_nayar_dir};
@@ -79,36 +78,14 @@ fn expected(reqs: &[(u8, u8, Vec<u32>)]) -> Vec<Vec<u32>> {
         .collect()
 }
 
-#[test]
-fn oren_nayar_pipe_matches_the_model_under_back_pressure() {
-    let design = pipe_oren_nayar_top().unwrap();
-    let reqs = requests(1, 400);
-    run_pipe(&design, 1, &reqs, &expected(&reqs), (0.3, 0.4), false);
-}
-
-#[test]
-fn oren_nayar_pipe_takes_one_request_per_clock() {
-    let design = pipe_oren_nayar_top().unwrap();
-    let reqs = requests(2, 300);
-    assert_full_throughput(&design, &reqs, &expected(&reqs), oren_nayar_latency());
-}
-
-/// The emitted Verilog in iverilog and Verilator against the Rust simulation (Verilator's
-/// build of the whole pipe takes minutes): run with `cargo test -p rendergen-testbenches --test
-/// testbenches oren_nayar_pipe_cosimulation -- --ignored`.
-#[test]
-#[ignore]
-fn oren_nayar_pipe_cosimulation() {
-    let design = pipe_oren_nayar_top().unwrap();
-    let reqs = requests(3, 300);
-    run_pipe(&design, 3, &reqs, &expected(&reqs), (0.2, 0.3), true);
-}
-
-/// Yosys synthesises the whole pipe (about three minutes on the project machine): run with
-/// `cargo test -p rendergen-testbenches --test testbenches oren_nayar_pipe_is_lint_clean --
-/// --ignored`.
-#[test]
-#[ignore]
-fn oren_nayar_pipe_is_lint_clean() {
-    assert_lint_clean(&pipe_oren_nayar_top().unwrap());
+big_pipe_tests! {
+    top: pipe_oren_nayar_top,
+    latency: oren_nayar_latency,
+    requests: requests,
+    tests: [
+        oren_nayar_pipe_matches_the_model_under_back_pressure,
+        oren_nayar_pipe_takes_one_request_per_clock,
+        oren_nayar_pipe_cosimulation,
+        oren_nayar_pipe_is_lint_clean,
+    ],
 }

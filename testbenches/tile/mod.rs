@@ -80,28 +80,9 @@ pub fn quad_record(q: &Quad, cfg: &TileCfg) -> Vec<u64> {
     flatten(&frag, &QuadFrag::shape(cfg))
 }
 
-/// Random vertices around tile `tile`: near it or far (guard band), some snapped to pixel
-/// centres or sample-grid points (samples exactly on edges), random depth and 1/w.
+/// Random vertices around tile `tile` (offsets within 6, 20 or 300 pixels).
 pub fn random_triangle(rng: &mut Rng, tile: (u32, u32)) -> [Vertex; 3] {
-    let (cx, cy) = (tile.0 as i64 * 16 * PIXEL, tile.1 as i64 * 16 * PIXEL);
-    let spread = [6 * PIXEL, 20 * PIXEL, 300 * PIXEL][rng.below(3) as usize];
-    let snap = rng.below(3);
-    std::array::from_fn(|_| {
-        let mut c = |o: i64| {
-            let v = o + 8 * PIXEL + rng.below(2 * spread as u64) as i64 - spread;
-            match snap {
-                0 => v,
-                1 => v & !(PIXEL - 1) | 128,
-                _ => v & !31,
-            }
-        };
-        Vertex {
-            x: c(cx),
-            y: c(cy),
-            z: rng.below(DEPTH_MAX as u64 + 1) as u32,
-            rw: 1.0 / (0.5 + rng.below(1000) as f32 / 100.0),
-        }
-    })
+    model::random_triangle(rng, tile, [6 * PIXEL, 20 * PIXEL, 300 * PIXEL])
 }
 
 /// A jittered `n×n` grid over the tile at `tile` (and 2 pixels beyond), split into triangles

@@ -258,3 +258,36 @@ pub fn setup(
         front,
     })
 }
+
+/// Random vertices around tile `tile` for tests (model and RTL testbenches): offsets within one
+/// of `spreads` (sub-pixel units, picked at random: near the tile or far, in the guard band),
+/// some snapped to pixel centres or to the sample grid (samples exactly on edges), random
+/// depth and 1/w.
+pub fn random_triangle(
+    rng: &mut crate::kit::Rng,
+    tile: (u32, u32),
+    spreads: [i64; 3],
+) -> [Vertex; 3] {
+    let (cx, cy) = (
+        tile.0 as i64 * 16 * super::PIXEL,
+        tile.1 as i64 * 16 * super::PIXEL,
+    );
+    let spread = spreads[rng.below(3) as usize];
+    let snap = rng.below(3);
+    std::array::from_fn(|_| {
+        let mut c = |o: i64| {
+            let v = o + 8 * super::PIXEL + rng.below(2 * spread as u64) as i64 - spread;
+            match snap {
+                0 => v,
+                1 => v & !(super::PIXEL - 1) | 128,
+                _ => v & !31,
+            }
+        };
+        Vertex {
+            x: c(cx),
+            y: c(cy),
+            z: rng.below(super::DEPTH_MAX as u64 + 1) as u32,
+            rw: 1.0 / (0.5 + rng.below(1000) as f32 / 100.0),
+        }
+    })
+}

@@ -5,31 +5,12 @@
 use super::buffer::{blend_rgba8, div255, BlendOp, BlendState, Factor};
 use super::raster::{barycentrics, depth_at, edge_f32, quad, rasterise};
 use super::setup::{setup, CompareOp, CullMode, FrontFace, RasterState, Reject, Vertex};
-use super::{lane_position, DEPTH_MAX, PIXEL, QUADS, TILE};
+use super::{lane_position, PIXEL, QUADS, TILE};
 use crate::kit::Rng;
 
-/// Random vertices around tile (1, 2): mostly near it, some far (guard band), some snapped to
-/// pixel centres and sample positions (exact edge hits).
-pub fn random_triangle(rng: &mut Rng, tile: (u32, u32)) -> [Vertex; 3] {
-    let (cx, cy) = (tile.0 as i64 * 16 * PIXEL, tile.1 as i64 * 16 * PIXEL);
-    let spread = [8 * PIXEL, 24 * PIXEL, 400 * PIXEL][rng.below(3) as usize];
-    let snap = rng.below(3);
-    std::array::from_fn(|_| {
-        let mut c = |o: i64| {
-            let v = o + 8 * PIXEL + rng.below(2 * spread as u64) as i64 - spread;
-            match snap {
-                0 => v,
-                1 => v & !(PIXEL - 1) | 128,
-                _ => v & !31,
-            }
-        };
-        Vertex {
-            x: c(cx),
-            y: c(cy),
-            z: rng.below(DEPTH_MAX as u64 + 1) as u32,
-            rw: 1.0 / (0.5 + rng.below(1000) as f32 / 100.0),
-        }
-    })
+/// Random vertices around tile `tile` (offsets within 8, 24 or 400 pixels).
+fn random_triangle(rng: &mut Rng, tile: (u32, u32)) -> [Vertex; 3] {
+    super::setup::random_triangle(rng, tile, [8 * PIXEL, 24 * PIXEL, 400 * PIXEL])
 }
 
 /// Inside test in f64 straight from the vertices (no setup record): the orientation, the
