@@ -44,6 +44,8 @@ pub enum WorkloadArg {
     Alu,
     /// The texture fetch with only u, v on the ray (constants pushed by the program).
     TextureLean,
+    /// One GGX evaluation per ray (N V L α on the ray): GGX is the bottleneck pipeline.
+    ShadeLean,
     /// Texture, arithmetic, shading, importance sampling and SM call-outs.
     Mixed,
 }
@@ -198,6 +200,7 @@ pub fn sim(cmd: SimCommand) -> Result<(), Failure> {
             WorkloadArg::Texture => Workload::Texture,
             WorkloadArg::Alu => Workload::Alu,
             WorkloadArg::TextureLean => Workload::TextureLean,
+            WorkloadArg::ShadeLean => Workload::ShadeLean,
             WorkloadArg::Mixed => Workload::Mixed,
         },
         program,

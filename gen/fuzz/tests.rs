@@ -248,6 +248,37 @@ fn emitter_bugs_found_by_the_fuzzer() {
         let b = x.bit(14);
         cat(&[b.sle(b), b.le(b), b.slt(b), b.lt(b), b.eq(b), b.ne(b)])
     };
+    // Verilator 5.006 -O3 also folded `$signed(K) <= $signed(x)` to 0 when the parent drives
+    // `x` with a constant equal to `K` (seed 0xF022, design 1604, a 1-bit `le` of the constant
+    // 1 against an input tied to 1); the emitter now prints a signed `<=` as an unsigned `<=` of
+    // the operands with flipped sign bits. Every width, both orders, equal and unequal values.
+    fn le_against(m: &mut rendergen_hdl::Module, k: &u64, x: Sig) -> Sig {
+        let c = m.lit(*k, x.width());
+        cat(&[c.sle(x), x.sle(c), c.slt(x), x.slt(c)])
+    }
+    let values = |w: u32| -> Vec<u64> {
+        let top = if w >= 64 { u64::MAX } else { (1 << w) - 1 };
+        let mut v = vec![0, 1 & top, top, top >> 1, (top >> 1) + 1];
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let signed_le = Design::build("signed_le_const", |m| {
+        let i = m.input("i", 1);
+        let mut outs = vec![i];
+        for w in [1u32, 2, 8, 33, 65] {
+            for (n, k) in values(w).into_iter().enumerate() {
+                for (j, x) in values(w).into_iter().enumerate() {
+                    let xin = m.lit(x, w);
+                    let name = format!("w{w}_c{n}_{j}");
+                    outs.push(m.child(&name, &k, xin, le_against));
+                }
+            }
+        }
+        m.output("o", cat(&outs));
+    })
+    .unwrap();
+    cases.push(("signed <= of equal constants through a child", signed_le));
     cases.push((
         "a value compared with itself, constant-propagated into a child",
         Design::build("self_compare", |m| {

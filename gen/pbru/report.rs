@@ -4,17 +4,41 @@
 //! request, `(sm_grants + core_grants) / cycles` (at most 1.0: one request per clock); `busy` is
 //! the fraction of cycles in which it held at least one request in flight
 //! (`perf_<instance>_busy / cycles`), which a pipeline of latency L reaches at 1/L of full rate.
+//! `steady_utilization` is the utilization over [`Steady`]'s window, the middle half of the run
+//! (`steady_window`: its first and last cycle), which leaves out the cold start and the drain.
 
 use rendergen_isa::RayError;
 use rendergen_sim::agents::pbru::{PipeStats, Report};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::ops::Deref;
+
+/// The middle half of a run (from the cycle the first quarter of the rays had finished to the
+/// cycle three quarters had): the steady state, without the cold start and the drain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Steady {
+    /// First cycle of the window.
+    pub from: u64,
+    /// Last cycle of the window.
+    pub to: u64,
+    /// Requests each instance accepted in the window (SM and core).
+    pub grants: BTreeMap<String, u64>,
+}
+
+impl Steady {
+    /// Requests accepted per cycle by `instance` in the window.
+    pub fn utilization(&self, instance: &str) -> f64 {
+        self.grants.get(instance).copied().unwrap_or(0) as f64 / (self.to - self.from) as f64
+    }
+}
 
 /// A run's report with the rays' average time in the engine.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     /// The agents' report (`pipelines.*.busy` there is the busy fraction).
     pub report: Report,
+    /// The steady-state window (`None` when the run is too short to have one).
+    pub steady: Option<Steady>,
     /// Σ over cycles of the rays inside the engine (taken in, not yet returned).
     pub ray_cycles: u64,
     /// Passes through the engine: rays returned finished, parked or for a call-out.
@@ -125,14 +149,22 @@ pub fn to_json(o: &Outcome) -> String {
         let _ = write!(
             s,
             "{sep}\"{name}\":{{\"utilization\":{:.6},\"busy\":{:.6},\"sm_grants\":{},\
-             \"core_grants\":{}}}",
+             \"core_grants\":{}",
             o.utilization(p),
             p.busy,
             p.sm_grants,
             p.core_grants
         );
+        if let Some(st) = &o.steady {
+            let _ = write!(s, ",\"steady_utilization\":{:.6}", st.utilization(name));
+        }
+        s += "}";
     }
-    s + "}}"
+    s += "}";
+    if let Some(st) = &o.steady {
+        let _ = write!(s, ",\"steady_window\":[{},{}]", st.from, st.to);
+    }
+    s + "}"
 }
 
 /// The report as text.
@@ -156,10 +188,21 @@ pub fn to_text(o: &Outcome) -> String {
         r.sm_results,
         o.faults_text()
     );
-    for (name, p) in &r.pipelines {
+    if let Some(st) = &o.steady {
         let _ = writeln!(
             s,
-            "  {name:<12} utilization {:>6.2}%  busy {:>6.2}%  sm grants {:>6}  core grants {:>6}",
+            "steady state: cycles {}..{} (the middle half of the rays finishing)",
+            st.from, st.to
+        );
+    }
+    for (name, p) in &r.pipelines {
+        let steady = match &o.steady {
+            Some(st) => format!("  steady {:>6.2}%", 100.0 * st.utilization(name)),
+            None => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "  {name:<12} utilization {:>6.2}%{steady}  busy {:>6.2}%  sm grants {:>6}  core grants {:>6}",
             100.0 * o.utilization(p),
             100.0 * p.busy,
             p.sm_grants,

@@ -36,6 +36,10 @@ pub enum Workload {
     /// PUSH format, TEX_DP, RAYSTOP (5 instructions, 12 bytes). Same texels as
     /// [`Workload::Texture`], unscaled.
     TextureLean,
+    /// The bare shading evaluation: the ray carries `N V L α` (ten Q16.16 words: unit vectors
+    /// with `N·V, N·L ≥ 0.01`, α in [0.02, 1]) and [`SHADE_LEAN_PROGRAM`] runs GGX, RAYSTOP.
+    /// Every ray makes one GGX request, so GGX is the bottleneck pipeline.
+    ShadeLean,
     /// Every built-in program (texture, alu, shading, importance sampling, call-outs).
     Mixed,
 }
@@ -90,6 +94,39 @@ pub const LEAN_ADDR: u32 = 0x1000 + 0x100 * PROGRAMS.len() as u32;
 pub fn lean_texture_program(t: &AstcFile) -> String {
     let format = t.footprint.w() | t.footprint.h() << 4 | 1 << 8;
     format!("TEX_A\nTEX_READ\nPUSH {format:#x}\nTEX_DP 0\nRAYSTOP\n")
+}
+
+/// Where the [`Workload::ShadeLean`] program is loaded.
+pub const SHADE_LEAN_ADDR: u32 = LEAN_ADDR + 0x100;
+
+/// The [`Workload::ShadeLean`] program.
+pub const SHADE_LEAN_PROGRAM: &str = "GGX\nRAYSTOP\n";
+
+/// A random unit vector as Q16.16 words (normalised in f64, then rounded).
+fn unit_q16(rng: &mut Rng) -> [f64; 3] {
+    loop {
+        let v: [f64; 3] = std::array::from_fn(|_| rng.below(1 << 17) as f64 / 65536.0 - 1.0);
+        let len = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+        if (0.1..=1.0).contains(&len) {
+            return v.map(|c| c / len);
+        }
+    }
+}
+
+/// The [`Workload::ShadeLean`] variables: `N V L α` with `N·V, N·L ≥ 0.01`.
+fn shade_vars(rng: &mut Rng) -> Vec<u32> {
+    let n = unit_q16(rng);
+    let dot = |a: &[f64; 3], b: &[f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let mut facing = || loop {
+        let v = unit_q16(rng);
+        if dot(&n, &v) >= 0.02 {
+            return v;
+        }
+    };
+    let (v, l) = (facing(), facing());
+    let mut words: Vec<u32> = [n, v, l].iter().flatten().map(|c| q(*c)).collect();
+    words.push(q(0.02 + 0.98 * rng.below(1 << 16) as f64 / 65536.0));
+    words
 }
 
 /// Q16.16 of `x`.
@@ -152,6 +189,8 @@ pub fn setup(
     }
     let lean = assemble(&lean_texture_program(&texture)).map_err(|e| e.to_string())?;
     mem.write(LEAN_ADDR, &lean);
+    let shade = assemble(SHADE_LEAN_PROGRAM).map_err(|e| e.to_string())?;
+    mem.write(SHADE_LEAN_ADDR, &shade);
     if let Some(src) = custom {
         mem.write(0x1800, &assemble(src).map_err(|e| e.to_string())?);
     }
@@ -164,9 +203,11 @@ pub fn setup(
                 (0x1800, v)
             } else if workload == Workload::TextureLean {
                 (LEAN_ADDR, texture_vars(&texture, i)[..6].to_vec())
+            } else if workload == Workload::ShadeLean {
+                (SHADE_LEAN_ADDR, shade_vars(&mut rng))
             } else {
                 let p = match workload {
-                    Workload::Texture | Workload::TextureLean => 0,
+                    Workload::Texture | Workload::TextureLean | Workload::ShadeLean => 0,
                     Workload::Alu => 1,
                     Workload::Mixed => rng.below(PROGRAMS.len() as u64) as usize,
                 };

@@ -233,7 +233,17 @@ impl Exprs<'_> {
             BinOp::Le => "<=",
             BinOp::Sra => return format!("$signed({x}) >>> {y}"),
             BinOp::SLt => return format!("$signed({x}) < $signed({y})"),
-            BinOp::SLe => return format!("$signed({x}) <= $signed({y})"),
+            // Signed `<=` is printed as an unsigned `<=` of the operands with their sign bits
+            // flipped (the same order): Verilator 5.006 at -O3 folds `$signed(K) <= $signed(x)`
+            // to 0 when `x` is constant-propagated to the same value as `K` (any width; found
+            // by the fuzzer, seed 0xF022 design 1604), and rewrites `!(a < b)` into that form.
+            BinOp::SLe => {
+                let w = self.width(a);
+                let mut words = vec![0u64; w.div_ceil(64) as usize];
+                words[((w - 1) / 64) as usize] = 1 << ((w - 1) % 64);
+                let msb = Bits::from_words(&words, w).to_verilog();
+                return format!("({x} ^ {msb}) <= ({y} ^ {msb})");
+            }
         };
         format!("{x} {sym} {y}")
     }

@@ -38,17 +38,29 @@ pub fn route(m: &mut Module, cfg: &PbruCfg, i: RouteIn) -> RouteOut {
         let core = d.tag.slice(20, 3);
         let mut readies = Vec::new();
         for (c, lanes) in to_core.iter_mut().enumerate() {
+            // The lane's holding register: a result the core's arbiter cannot take at once
+            // waits here instead of stalling the pipe's output (and so the pipe) for every
+            // other core. Empty, the result passes straight through (no added latency).
+            let held = m.reg(&format!("p{p}_to_core{c}_held"), 1).reset(0);
+            let held_data = m.reg(&format!("p{p}_to_core{c}_held_data"), d.data.width());
+            let held_tag = m.reg(&format!("p{p}_to_core{c}_held_tag"), 17 + slot_w);
+            let hit = v & !from_sm & core.eq(c as u64);
+            let tag = held.q().mux(held_tag.q(), d.tag.slice(0, 17 + slot_w));
             let rsp = CoreResp {
                 kind: m.lit(CRSP_PIPE, 2),
-                slot: d.tag.slice(17, slot_w),
-                epoch: d.tag.bit(16),
-                ray_id: d.tag.slice(0, 16),
-                data: d.data.zext(CHUNK_W),
+                slot: tag.slice(17, slot_w),
+                epoch: tag.bit(16),
+                ray_id: tag.slice(0, 16),
+                data: held.q().mux(held_data.q(), d.data).zext(CHUNK_W),
             };
-            let hit = v & !from_sm & core.eq(c as u64);
-            let (lane, r) = Stream::offer(m, &format!("p{p}_to_core{c}"), hit, rsp);
+            let (lane, r) = Stream::offer(m, &format!("p{p}_to_core{c}"), held.q() | hit, rsp);
             lanes.push(lane);
-            readies.push(hit & r);
+            let take = hit & !held.q();
+            let park = take & !r;
+            held.next(held.q() & !r | park);
+            held_data.next_when(park, d.data);
+            held_tag.next_when(park, d.tag.slice(0, 17 + slot_w));
+            readies.push(take);
         }
         for (k, lanes) in to_sm.iter_mut().enumerate() {
             let rsp = SmResp {

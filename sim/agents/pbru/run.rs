@@ -310,6 +310,12 @@ impl System {
         ]
     }
 
+    /// Rays sent and rays finished so far (`Report::rays_in`, `Report::rays_out`), without
+    /// building a [`Report`] (no allocation: callable every cycle).
+    pub fn ray_counts(&self) -> (u64, u64) {
+        (self.report.rays_in, self.report.rays_out)
+    }
+
     /// The watchdog: idle cycles before [`System::hung`].
     pub fn hang_cycles(&self) -> u64 {
         self.hang_cycles
