@@ -14,6 +14,15 @@ command -v icepack   >/dev/null 2>&1 || need+=(fpga-icestorm)
 command -v vcd2fst   >/dev/null 2>&1 || need+=(gtkwave)
 command -v g++       >/dev/null 2>&1 || need+=(g++)
 command -v make      >/dev/null 2>&1 || need+=(make)
+# `rendergen shader run --engine llvmpipe` (gen/shader/llvmpipe/): libEGL with Mesa's EGL and
+# gallium drivers (llvmpipe), and the GL dispatch library; loaded at run time, no headers.
+libs=$(ldconfig -p 2>/dev/null || true)
+has_lib() { grep -qF "$1 " <<<"$libs"; }
+has_lib libEGL.so.1      || need+=(libegl1)
+has_lib libEGL_mesa.so.0 || need+=(libegl-mesa0)
+has_lib libOpenGL.so.0   || need+=(libopengl0)
+has_lib libGL.so.1       || need+=(libgl1)
+ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1          || need+=(libgl1-mesa-dri)
 
 if [ ${#need[@]} -gt 0 ]; then
     echo "install-deps: installing ${need[*]}"

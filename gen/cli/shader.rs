@@ -59,8 +59,11 @@ pub struct ShaderRunArgs {
     /// The entry point's name.
     #[arg(long)]
     entry: Option<String>,
-    /// The engine: the golden interpreter (model) or the RTL core (rtl).
-    #[arg(long, default_value = "model", value_parser = ["model", "rtl"])]
+    /// The engine: the golden interpreter (model), the RTL core (rtl), or Mesa's llvmpipe
+    /// through headless EGL (llvmpipe: the GLSL source itself on a conformant OpenGL 4.5,
+    /// the outside reference; vertex and fragment GLSL only, no textures; needs libEGL and
+    /// Mesa's drivers). All give the same output shape, so the documents can be diffed.
+    #[arg(long, default_value = "model", value_parser = ["model", "rtl", "llvmpipe"])]
     engine: String,
     /// Output file (default: standard output).
     #[arg(short = 'o', long = "out")]
@@ -162,12 +165,15 @@ fn compile(a: ShaderCompileArgs) -> Result<(), Failure> {
 
 fn run_shader(a: ShaderRunArgs) -> Result<(), Failure> {
     let stage = a.stage.as_deref().and_then(shader::parse_stage);
-    let c = shader::compile_file(&a.program, stage, a.entry).map_err(failure)?;
+    let c = shader::compile_file(&a.program, stage, a.entry.clone()).map_err(failure)?;
     let invocations = shader::read_inputs(&c, &a.inputs).map_err(failure)?;
     let uniforms = match &a.uniforms {
         Some(u) => shader::read_uniforms(&c, u).map_err(failure)?,
         None => Vec::new(),
     };
+    if a.engine == "llvmpipe" {
+        return run_llvmpipe(&a, &c, &invocations, &uniforms);
+    }
     let engine = if a.engine == "rtl" {
         shader::Engine::Rtl
     } else {
@@ -188,6 +194,10 @@ fn run_shader(a: ShaderRunArgs) -> Result<(), Failure> {
         }
         doc.push('}');
     }
+    finish(&a, doc)
+}
+
+fn finish(a: &ShaderRunArgs, mut doc: String) -> Result<(), Failure> {
     doc.push_str("}\n");
     match &a.out {
         Some(out) => write(out, doc.as_bytes()),
@@ -196,4 +206,32 @@ fn run_shader(a: ShaderRunArgs) -> Result<(), Failure> {
             Ok(())
         }
     }
+}
+
+/// `--engine llvmpipe`: the source itself on Mesa's llvmpipe (`rendergen_gen::shader::llvmpipe`).
+fn run_llvmpipe(
+    a: &ShaderRunArgs,
+    c: &rendergen_shader_compiler::Compiled,
+    invocations: &[rendergen_shader_compiler::launch::Invocation],
+    uniforms: &[u32],
+) -> Result<(), Failure> {
+    if a.program.extension().and_then(|e| e.to_str()) == Some("wgsl") {
+        return Err(Failure::usage(format!(
+            "{}: WGSL is not accepted by OpenGL; --engine llvmpipe runs GLSL 4.50 sources \
+             (.vert, .frag, .glsl)",
+            a.program.display()
+        )));
+    }
+    let src = std::fs::read_to_string(&a.program)
+        .map_err(|e| Failure::check(format!("{}: {e}", a.program.display())))?;
+    let run = shader::llvmpipe::run(c, &src, invocations, uniforms).map_err(failure)?;
+    let mut doc = shader::outputs_document(c, &run.outputs);
+    if a.json {
+        doc.push_str(&format!(
+            ",\n\"stats\": {{\"engine\": \"llvmpipe\", \"invocations\": {}, \"renderer\": \"{}\"}}",
+            run.outputs.len(),
+            run.renderer.replace('"', "'")
+        ));
+    }
+    finish(a, doc)
 }

@@ -24,7 +24,10 @@
 //!   same f32, integers as integers, NaN and infinities as the strings `"NaN"`, `"inf"`,
 //!   `"-inf"`. `--json` adds `"stats"` (warps, instructions executed; cycles and IPC for the
 //!   RTL engine).
+//! * **`--engine llvmpipe`** runs the GLSL source itself on Mesa's llvmpipe ([`llvmpipe`]),
+//!   the conformant outside reference; its documents have the same shape.
 
+pub mod llvmpipe;
 pub mod rtl;
 
 use rendergen_shader_compiler::ir::Ty;
@@ -379,6 +382,9 @@ pub struct RunStats {
     pub cycles: Option<u64>,
 }
 
+/// One invocation's outputs: export location → words (empty: the invocation was discarded).
+pub type Exports = BTreeMap<u32, Vec<u32>>;
+
 /// Runs a compiled program on invocations; returns the outputs document and statistics.
 pub fn run_program(
     c: &Compiled,
@@ -386,6 +392,17 @@ pub fn run_program(
     uniforms: Vec<u32>,
     engine: Engine,
 ) -> Result<(String, RunStats), ShaderError> {
+    let (outs, stats) = run_exports(c, invocations, uniforms, engine)?;
+    Ok((outputs_document(c, &outs), stats))
+}
+
+/// Runs a compiled program on invocations; returns each invocation's exports and statistics.
+pub fn run_exports(
+    c: &Compiled,
+    invocations: &[launch::Invocation],
+    uniforms: Vec<u32>,
+    engine: Engine,
+) -> Result<(Vec<Exports>, RunStats), ShaderError> {
     let regs = launch::registers(&c.interface, invocations).map_err(bad)?;
     // One quad per warp on every engine (the RTL core's default), so `warp`/`quad`/`lane`
     // read the same on both.
@@ -413,8 +430,7 @@ pub fn run_program(
         cycles: run.cycles,
         ..Default::default()
     };
-    let mut doc = String::from("{\"outputs\": [");
-    let mut first = true;
+    let mut outs = Vec::with_capacity(invocations.len());
     for (w, (r, chunk)) in run
         .warps
         .iter()
@@ -428,24 +444,31 @@ pub fn run_program(
             });
         }
         stats.instructions += r.executed;
-        for lane in 0..chunk.len() {
-            let outs = launch::outputs(&c.interface, &r.exports[lane]);
-            let fields: Vec<String> = outs
-                .iter()
-                .map(|(name, ws, tys)| {
-                    let nums: Vec<String> = ws
-                        .iter()
-                        .zip(tys)
-                        .map(|(&w, &t)| format_word(w, t))
-                        .collect();
-                    format!("\"{}\": [{}]", name.replace('"', "\\\""), nums.join(", "))
-                })
-                .collect();
-            doc.push_str(if first { "\n  " } else { ",\n  " });
-            first = false;
-            doc.push_str(&format!("{{{}}}", fields.join(", ")));
-        }
+        outs.extend(r.exports[..chunk.len()].iter().cloned());
+    }
+    Ok((outs, stats))
+}
+
+/// The outputs document (`{"outputs": [ … ]`, without the closing brace, so that statistics
+/// can follow) of each invocation's exports.
+pub fn outputs_document(c: &Compiled, invocations: &[Exports]) -> String {
+    let mut doc = String::from("{\"outputs\": [");
+    for (i, exports) in invocations.iter().enumerate() {
+        let outs = launch::outputs(&c.interface, exports);
+        let fields: Vec<String> = outs
+            .iter()
+            .map(|(name, ws, tys)| {
+                let nums: Vec<String> = ws
+                    .iter()
+                    .zip(tys)
+                    .map(|(&w, &t)| format_word(w, t))
+                    .collect();
+                format!("\"{}\": [{}]", name.replace('"', "\\\""), nums.join(", "))
+            })
+            .collect();
+        doc.push_str(if i == 0 { "\n  " } else { ",\n  " });
+        doc.push_str(&format!("{{{}}}", fields.join(", ")));
     }
     doc.push_str("\n]");
-    Ok((doc, stats))
+    doc
 }
