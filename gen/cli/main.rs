@@ -6,6 +6,7 @@
 
 mod astc;
 mod demo;
+mod mtlx;
 mod pbru;
 mod shader;
 mod vcd;
@@ -184,6 +185,10 @@ enum Command {
     /// The shader core: assemble, disassemble (rtl/shader-isa/ISA.md), compile GLSL/WGSL, run.
     #[command(subcommand)]
     Shader(shader::ShaderCommand),
+    /// The MaterialX material compiler: a .mtlx material to PBRU bytecode
+    /// (compiler/mtlx/ABI.md).
+    #[command(subcommand)]
+    Mtlx(mtlx::MtlxCommand),
     /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
@@ -543,6 +548,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Asm(a) => pbru::asm(a),
         Command::Disasm(a) => pbru::disasm(a),
         Command::Shader(c) => shader::run(c),
+        Command::Mtlx(c) => mtlx::run(c),
         Command::Sim(c) => pbru::sim(c),
     }
 }
