@@ -55,6 +55,16 @@ fn core(warps: u32) -> Result<ShaderCoreAgent, String> {
 /// Runs `src` on `launches` warps of a core with `warps` slots; checks every warp against the
 /// interpreter.
 fn measure(agent: &mut ShaderCoreAgent, src: &str, launches: usize) -> Result<CoreStats, String> {
+    measure_with(agent, &AgentCfg::default(), src, launches)
+}
+
+/// [`measure`] with the agent's timing `acfg`.
+fn measure_with(
+    agent: &mut ShaderCoreAgent,
+    acfg: &AgentCfg,
+    src: &str,
+    launches: usize,
+) -> Result<CoreStats, String> {
     let prog = assemble(src).map_err(|e| e.to_string())?;
     let ls: Vec<Launch> = (0..launches)
         .map(|w| Launch {
@@ -62,11 +72,7 @@ fn measure(agent: &mut ShaderCoreAgent, src: &str, launches: usize) -> Result<Co
             ..Launch::new(1)
         })
         .collect();
-    let acfg = AgentCfg {
-        init_regs: Some(0),
-        ..AgentCfg::default()
-    };
-    let (got, stats) = agent.run(&acfg, &prog, &ls, &mut MemoryEnv::default())?;
+    let (got, stats) = agent.run(acfg, &prog, &ls, &mut MemoryEnv::default())?;
     for (i, l) in ls.iter().enumerate() {
         let want = run(&prog, &Config::default(), l, &mut MemoryEnv::default());
         if got[i].exports != want.exports || got[i].error.is_some() {
@@ -134,11 +140,92 @@ pub fn report(fmas: usize) -> Result<String, String> {
             r.warps, r.stats.issued, r.stats.issue_window, r.stats.window_ipc
         );
     }
+    out += "texture-bound shader (tex + 6 ALU/control per iteration, 64 iterations), fixed \
+            texture latency\n";
+    out += &format!(
+        "{:>8} {:>6} {:>10} {:>10} {:>8}\n",
+        "latency", "warps", "tex/clock", "IPC", "cycles"
+    );
+    for r in tex_table(64)? {
+        out += &format!(
+            "{:>8} {:>6} {:>10.3} {:>10.3} {:>8}\n",
+            r.latency, r.warps, r.tex_per_clock, r.stats.window_ipc, r.stats.cycles
+        );
+    }
+    out += "launch latency (first transfer to first issue), by registers sent\n";
+    for sent in [0, 8, 64] {
+        out += &format!("{sent:>8} {:>6}\n", launch_latency(sent)?);
+    }
     out += "latency (clocks from an instruction's issue to its dependent's issue, one warp)\n";
     for (name, l) in latencies()? {
         out += &format!("{name:>34} {l:>6.2}\n");
     }
     Ok(out)
+}
+
+/// The texture-bound shader (issue 12 §5): a loop of `iters` iterations whose body is one
+/// `tex` and six ALU/control instructions (counter, coordinate step, exit test, two
+/// accumulations, `brk`) plus `endloop`; the accumulators are exported.
+pub fn tex_shader(iters: u32) -> String {
+    format!(
+        "movi r1, 0.25\nmovi r2, 0.75\nmovi r11, {iters}\nloop\ntex r4, r1, 0\n\
+         iaddi r11, r11, -1\nfaddi r1, r1, 0.125\nieq r14, r11, r15\nfadd r12, r12, r4\n\
+         fadd r13, r13, r5\nbrk r14\nendloop\nexport 0, r12, 2\nend"
+    )
+}
+
+/// One row of the texture-bound table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TexRow {
+    /// Warps running the shader at once (= the core's warp slots).
+    pub warps: u32,
+    /// Clocks from a texture request to its answer (the texture model's fixed latency).
+    pub latency: u64,
+    /// The run's statistics.
+    pub stats: CoreStats,
+    /// Texture requests per clock from the first issue to the last.
+    pub tex_per_clock: f64,
+}
+
+/// The texture-bound shader of `iters` iterations on `warps` warps of a one-quad core whose
+/// texture model answers every request after exactly `latency` clocks and takes one request
+/// per clock (no back-pressure); every warp checked against the interpreter.
+pub fn tex_bound(warps: u32, latency: u64, iters: u32) -> Result<TexRow, String> {
+    let mut agent = core(warps)?;
+    let acfg = AgentCfg {
+        min_latency: latency,
+        max_latency: latency,
+        ..AgentCfg::default()
+    };
+    let stats = measure_with(&mut agent, &acfg, &tex_shader(iters), warps as usize)?;
+    Ok(TexRow {
+        warps,
+        latency,
+        stats,
+        tex_per_clock: stats.tex_requests as f64 / stats.issue_window.max(1) as f64,
+    })
+}
+
+/// The texture-bound table: latency 20 and 100, 1, 2, 4 and 8 warps.
+pub fn tex_table(iters: u32) -> Result<Vec<TexRow>, String> {
+    let mut rows = Vec::new();
+    for latency in [20, 100] {
+        for warps in [1, 2, 4, 8] {
+            rows.push(tex_bound(warps, latency, iters)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// Clocks from a launch's first transfer to its warp's first issue, for a launch that sends
+/// `sent` registers (non-zero in some lane; the rest read 0), on a one-warp core.
+pub fn launch_latency(sent: usize) -> Result<u64, String> {
+    let mut agent = core(1)?;
+    let prog = assemble("lane r1\nexport 0, r1, 1\nend").map_err(|e| e.to_string())?;
+    let mut l = Launch::new(1);
+    l.regs = (0..4).map(|lane| vec![lane + 1; sent]).collect();
+    let (_, stats) = agent.run(&AgentCfg::default(), &prog, &[l], &mut MemoryEnv::default())?;
+    Ok(stats.first_issue)
 }
 
 /// Runs `launches` of `prog` on a simulated `shader_core` of `cfg` with `env` (what
@@ -171,11 +258,61 @@ pub fn run_rtl(
 
 #[cfg(test)]
 mod tests {
-    /// `cargo test --release -p rendergen-gen shader::tests::ipc_report -- --ignored --nocapture`
+    /// `cargo test --release -p rendergen-gen shader::rtl::tests::ipc_report -- --ignored --nocapture`
     #[test]
     #[ignore]
     fn ipc_report() {
         println!("{}", super::report(512).unwrap());
+    }
+
+    /// `cargo test --release -p rendergen-gen shader::tests::tex_report -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn tex_report() {
+        for r in super::tex_table(64).unwrap() {
+            println!(
+                "latency {:>3} warps {} tex/clock {:.3} IPC {:.3} cycles {}",
+                r.latency, r.warps, r.tex_per_clock, r.stats.window_ipc, r.stats.cycles
+            );
+        }
+        for sent in [0, 8, 64] {
+            println!(
+                "launch of {sent} registers: first issue after {} clocks",
+                super::launch_latency(sent).unwrap()
+            );
+        }
+    }
+
+    /// The texture-bound shader keeps the texture port busy as the arithmetic allows: each
+    /// iteration issues 8 warp instructions per `tex`, so at most 1/8 request per clock at
+    /// IPC 1; one warp alone needs `T1` clocks per iteration (latency + the body), so `W`
+    /// warps at most `W / T1`; the register file's write port takes a one-quad answer in 4
+    /// clocks, at most 1/4. With latency 20, 8 warps reach ≥ 80 % of the smallest bound.
+    #[test]
+    fn eight_warps_keep_the_texture_port_busy() {
+        let iters = 32;
+        let one = super::tex_bound(1, 20, iters).unwrap();
+        let t1 = one.stats.cycles as f64 / iters as f64;
+        assert!(
+            t1 > 20.0,
+            "an iteration cannot beat the texture latency: {one:?}"
+        );
+        let eight = super::tex_bound(8, 20, iters).unwrap();
+        let bound = (1.0f64 / 8.0).min(8.0 / t1).min(0.25);
+        assert!(
+            eight.tex_per_clock <= bound * 1.02,
+            "{eight:?} above {bound}"
+        );
+        assert!(eight.tex_per_clock >= 0.8 * bound, "{eight:?} vs {bound}");
+        assert_eq!(eight.stats.tex_requests, 8 * iters as u64);
+    }
+
+    /// A launch sends only the registers it sets: the first issue follows its last transfer
+    /// by two clocks (start, fetch), whatever the slot's register count.
+    #[test]
+    fn launch_costs_a_clock_per_register_sent() {
+        assert_eq!(super::launch_latency(0).unwrap(), 2);
+        assert_eq!(super::launch_latency(8).unwrap(), 9);
     }
 
     /// Four warps issue at least 0.95 instructions per clock on independent FMAs (issue 12's

@@ -6,15 +6,25 @@
 //! ```text
 //!  prog ─▶ imem ─▶ fetch (round-robin over warps) ─▶ decode ─▶ per-warp instruction buffer
 //!                                                                   │ checks, scoreboard
-//!  launch/regw ─▶ warp slots (pc, mask stack, pending bits) ◀── issue (round-robin, 1/clk)
+//!  launch ────▶ warp slots (pc, mask stack, pending bits) ◀── issue (round-robin, 1/clk)
 //!                                                                   │ register read (4 ports)
 //!          ┌──────────────────────────────┬──────────────────────────┤
 //!          ▼                              ▼                          ▼
 //!   lanes: fma/misc/recip/transc/int   control (mask stack)     port sequencer ─▶ ldg/stg/ldu/
 //!          │ (write-back booked at issue)                            tex/spec/export requests
 //!          ▼                                                          ▲ answers by tag
-//!   register file write port ◀── ALU results > ldg > spec > ldu > tex > regw
+//!   register file write port ◀── ALU results > ldg > spec > ldu > tex > launch
 //! ```
+//!
+//! # Hierarchy
+//! `shader_core` instantiates one `warp_slot` per warp (`warp_<i>`: fetch pc, instruction
+//! buffer, fault checks, scoreboard, counters; its child `mask_stack`), `reg_file`, one
+//! `lane_exec` per lane (`lane_<l>`: the `rtl/fp` units), `port_seq` (the port
+//! sequencer) and `write_back` (the register file's write port: ALU results, answers by tag,
+//! launch transfers); itself it keeps fetch, issue, the write-back bookings and the launch.
+//! Default core, `rendergen verilog shader_core -o DIR`: `shader_core.v` 2,965 lines,
+//! `warp_slot.v` 445, `mask_stack.v` 1,093, `reg_file.v` 297, `port_seq.v` 291,
+//! `write_back.v` 262, `lane_exec.v` 1,101 (the flat core was one file of 12,589 lines).
 //!
 //! # Design choices
 //! * **Fetch** reads one 64-bit word per clock from `imem` for a warp whose one-entry buffer
@@ -43,23 +53,28 @@
 //!   quad-shared quarter-rate special-function unit would save area).
 //!
 //! # Ports (streams, valid/ready)
-//! Inputs: `prog` ([`ProgWrite`], only accepted while no warp runs), `regw` ([`RegWrite`],
-//! a warp slot's register in every lane, before its launch), `launch` ([`LaunchRec`],
-//! accepted when the slot is free), `ldg_resp`/`spec_resp` ([`LaneData`]), `ldu_resp`
+//! Inputs: `prog` ([`ProgWrite`], only accepted while no warp runs or is being launched),
+//! `launch` ([`LaunchRec`]), `ldg_resp`/`spec_resp` ([`LaneData`]), `ldu_resp`
 //! ([`WarpData`]), `tex_resp` ([`TexResp`]). Outputs: `ldg_req` ([`LoadReq`]), `stg_req`
 //! ([`StoreReq`]), `ldu_req` ([`UniformReq`]), `tex_req` ([`TexReq`]), `spec_req`
-//! ([`SpecReq`]), `export` ([`ExportRec`]), `done` ([`DoneRec`]); and `issue` (1 in a cycle
-//! in which a warp instruction issues, for statistics).
+//! ([`SpecReq`]), `export` ([`ExportRec`]), `done` ([`DoneRec`]); `launch_slot` (the slot the
+//! launch on `launch` goes into: the lowest free one, or the one its first transfer took);
+//! and `issue` (1 in a cycle in which a warp instruction issues, for statistics).
 //!
-//! A launch: write the slot's registers through `regw` (every register the program may read
-//! before writing it; the interpreter starts from zeros), then `launch`; the slot is busy until
-//! its `done` transfer. The program is loaded through `prog` while no warp runs. The driver
-//! `rendergen_sim::agents::shader_core` does all of this from the interpreter's `Launch` and
-//! `Env`.
+//! A launch: one transfer per register the launch sets (those the program reads before writing
+//! them and that are not zero), the last with `last` (a launch that sets no register is one
+//! transfer with `write` low). The core takes the lowest free slot — the launcher names no
+//! slot — and reports it on `launch_slot` and in every request, export and `done` of the warp
+//! (their `slot` field); with every slot busy `launch.ready` is low until a `done` transfer
+//! frees one. Unwritten registers read 0 (a `written` bit per slot and register, cleared by
+//! the first transfer), so a launch of `k` registers takes `k` clocks (at least one) instead
+//! of one per register of the slot. The program is loaded through `prog` while no warp runs.
+//! The driver `rendergen_sim::agents::shader_core` does all of this from the interpreter's
+//! `Launch` and `Env`.
 //!
 //! # Performance (IPC, one core, one quad)
 //! An ALU-bound shader of 512 independent `ffma` per warp, all warps launched at once
-//! (`cargo test --release -p rendergen-gen shader::tests::ipc_report -- --ignored
+//! (`cargo test --release -p rendergen-gen shader::rtl::tests::ipc_report -- --ignored
 //! --nocapture`; issue rate from the first issue to the last):
 //!
 //! | warps | 1 | 2 | 4 | 8 |
@@ -70,7 +85,45 @@
 //! warp (the port sequencer sends one lane per clock; a warp waits until its export is sent). `cargo test -p rendergen-gen
 //! four_warps_reach_the_ipc_target` checks ≥ 0.95 with 4 warps.
 //!
+//! **Texture-bound shader** (`rendergen_gen::shader::rtl::tex_shader`: a 64-iteration loop of
+//! `tex` and six ALU/control instructions, plus `endloop`; the texture model answers after a
+//! fixed latency and takes a request every clock; `cargo test --release -p rendergen-gen
+//! shader::rtl::tests::tex_report -- --ignored --nocapture`, texture requests and warp
+//! instructions per clock from the first issue to the last):
+//!
+//! | latency | warps | 1 | 2 | 4 | 8 |
+//! |---|---|---|---|---|---|
+//! | 20 | tex/clock | 0.023 | 0.043 | 0.082 | 0.109 |
+//! | 20 | IPC | 0.187 | 0.349 | 0.664 | 0.883 |
+//! | 100 | tex/clock | 0.008 | 0.016 | 0.032 | 0.062 |
+//! | 100 | IPC | 0.066 | 0.128 | 0.255 | 0.505 |
+//!
+//! One warp takes latency + 23 clocks per iteration (request sent 2 clocks after issue, the
+//! answer's four registers written in 4 clocks, then the body with its dependences and two
+//! control instructions of 6 clocks each). The bounds: `W / (L + 23)` from latency, 1/8 from
+//! issue (8 instructions per request), 1/4 from the register file's write port (a one-quad
+//! answer is 16 words, 4 per clock). At latency 20, 8 warps reach 87 % of the issue bound; at
+//! 100 they are latency-bound (8 / 123 = 0.065) — 16 warp slots would help there, a wider
+//! answer write port only for shaders with fewer instructions per `tex`.
+//! `cargo test -p rendergen-gen eight_warps_keep_the_texture_port_busy` checks ≥ 80 % of the
+//! smallest bound at latency 20.
+//!
+//! **Launch latency** (first `launch` transfer to the warp's first issue,
+//! `shader::rtl::launch_latency`): 2 clocks with no register sent, `k + 1` with `k` registers
+//! sent (`launch_costs_a_clock_per_register_sent`). Before launches named their slot, every
+//! register of the slot was written first: 64 `regw` transfers, the `launch`, then 2 clocks:
+//! 66 clocks at the default 64 registers.
+//!
 //! # Cost
+//! `rendergen synth shader_core -p warps=2 -p regs=16 -p imem_depth=16 --per-module` (Yosys
+//! generic, measured on the hierarchical core with the write port as a child, before the
+//! `written` bits became one register per slot): 322,690 cells, 16,548 flip-flops, 62 gate
+//! levels; the same on the flat core before this hierarchy and the fast launch: 321,748
+//! cells, 16,494 flip-flops, 62 levels (+0.3 %: the `written` bits and their look-up).
+//! Per module: `reg_file` 21,624 cells (4,644 flip-flops), `shader_core` 6,479, `port_seq`
+//! 2,004, `write_back` 1,517, per warp `warp_slot` 1,182 + `mask_stack` 1,327, per lane
+//! `lane_exec` 71,512 with its units.
+//!
 //! `rendergen synth shader_core -p warps=2 -p regs=16 --per-module` (Yosys generic `synth`,
 //! measured before the fetch bypass and the `done` hold were added, which add a few hundred
 //! cells): 452,624 cells, 81,010 flip-flops, 62 gate levels on the longest path.
@@ -102,6 +155,10 @@ pub mod control;
 pub mod core;
 pub mod decode;
 pub mod exec;
+pub mod ports;
+pub mod regfile;
+pub mod slot;
+pub mod writeback;
 
 pub use self::core::{shader_core, shader_core_top};
 use rendergen_hdl::{clog2, Bundle, Sig};
@@ -182,27 +239,26 @@ pub struct ProgWrite<T = Sig> {
     pub word: T,
 }
 
-/// An initial register of a warp slot, all lanes (`regw`).
+/// One transfer of a warp launch (`launch`). A launch is one or more transfers: each may
+/// write one register in every lane; the one with `last` starts the warp. The core puts the
+/// warp into the lowest free slot (output `launch_slot` names it while `launch` is offered)
+/// and keeps that slot for every transfer of the launch; with no slot free, `ready` is low.
+/// Registers the launch does not write read 0 (the interpreter's start), at no cost in clocks.
 #[derive(Bundle, Clone, Debug, PartialEq, Eq)]
-pub struct RegWrite<T = Sig> {
-    /// Warp slot.
-    pub slot: T,
+pub struct LaunchRec<T = Sig> {
+    /// This transfer writes register `reg` of every lane with `data`.
+    pub write: T,
     /// Register index (`reg_bits`).
     pub reg: T,
     /// One 32-bit word per lane.
     pub data: Vec<T>,
-}
-
-/// A warp launch (`launch`).
-#[derive(Bundle, Clone, Debug, PartialEq, Eq)]
-pub struct LaunchRec<T = Sig> {
-    /// Warp slot (must be free; its registers written through `regw` before).
-    pub slot: T,
-    /// First pc (32 bits).
+    /// The launch's last transfer: the warp starts.
+    pub last: T,
+    /// First pc (32 bits; read with `last`).
     pub pc: T,
-    /// Helper lanes (one bit per lane).
+    /// Helper lanes (one bit per lane; read with `last`).
     pub helpers: T,
-    /// The id `warp` reads (32 bits).
+    /// The id `warp` reads (32 bits; read with `last`).
     pub warp_id: T,
 }
 

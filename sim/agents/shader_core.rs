@@ -1,5 +1,6 @@
 //! The driver of a simulated shader core (`rtl/shader`, catalogue `shader_core`): loads a
-//! program, writes each launch's registers and launches the warps as slots free up, answers
+//! program, launches the warps (each launch's non-zero registers, then its start; the core
+//! picks the slot and the agent learns it from `launch_slot`) as the core takes them, answers
 //! every port from an [`Env`] (the interpreter's trait) with seeded random latency, reordering
 //! and back-pressure, collects exports and each warp's end, and returns one [`WarpOutcome`] per
 //! launch plus [`CoreStats`].
@@ -43,12 +44,8 @@ pub struct AgentCfg {
     pub gap: f64,
     /// Give up after this many cycles (a hang of the core).
     pub max_cycles: u64,
-    /// Launches take the first free slot counting from this one (cyclically).
-    pub first_slot: usize,
-    /// Registers written per launch before it starts (`None`: all of them, as the interpreter
-    /// assumes; fewer leave the rest as the slot's previous warp left them — for benchmarks
-    /// whose programs initialise what they read).
-    pub init_regs: Option<usize>,
+    /// Probability of not offering the next launch transfer in a cycle.
+    pub launch_gap: f64,
 }
 
 impl Default for AgentCfg {
@@ -60,8 +57,7 @@ impl Default for AgentCfg {
             stall: 0.0,
             gap: 0.0,
             max_cycles: 2_000_000,
-            first_slot: 0,
-            init_regs: None,
+            launch_gap: 0.0,
         }
     }
 }
@@ -90,6 +86,11 @@ pub struct CoreStats {
     pub issue_window: u64,
     /// `issued / issue_window`: the issue rate once warps run.
     pub window_ipc: f64,
+    /// Cycles from the first launch transfer offered to the first issue (launch latency of
+    /// the first warp).
+    pub first_issue: u64,
+    /// Cycles in which a texture request was taken.
+    pub tex_requests: u64,
 }
 
 /// A stream into the core: valid, ready, payload fields.
@@ -228,9 +229,9 @@ pub struct ShaderCoreAgent {
     sim: Simulator,
     shape: CoreShape,
     prog: In<2>,
-    regw: In<2>,
-    regw_data: Vec<InputId>,
-    launch: In<4>,
+    launch: In<6>,
+    launch_data: Vec<InputId>,
+    launch_slot: OutputId,
     ldg_req: Out<3>,
     stg_req: Out<4>,
     ldu_req: Out<2>,
@@ -256,9 +257,14 @@ impl ShaderCoreAgent {
         let e = |e: SimError| e.to_string();
         let agent = ShaderCoreAgent {
             prog: input(&sim, "prog", ["addr", "word"]).map_err(e)?,
-            regw: input(&sim, "regw", ["slot", "reg"]).map_err(e)?,
-            regw_data: vec_in(&sim, "regw_data", lanes).map_err(e)?,
-            launch: input(&sim, "launch", ["slot", "pc", "helpers", "warp_id"]).map_err(e)?,
+            launch: input(
+                &sim,
+                "launch",
+                ["write", "reg", "last", "pc", "helpers", "warp_id"],
+            )
+            .map_err(e)?,
+            launch_data: vec_in(&sim, "launch_data", lanes).map_err(e)?,
+            launch_slot: sim.output("launch_slot").map_err(e)?,
             ldg_req: output(&sim, "ldg_req", ["slot", "lane", "addr"]).map_err(e)?,
             stg_req: output(&sim, "stg_req", ["slot", "lane", "addr", "data"]).map_err(e)?,
             ldu_req: output(&sim, "ldu_req", ["slot", "index"]).map_err(e)?,
@@ -282,7 +288,7 @@ impl ShaderCoreAgent {
             sim,
             shape,
         };
-        let helpers = agent.sim.inputs()[agent.launch.fields[2].0 as usize].width as usize;
+        let helpers = agent.sim.inputs()[agent.launch.fields[4].0 as usize].width as usize;
         if helpers != lanes {
             return Err(format!(
                 "the design has {helpers} lanes per warp, the shape says {lanes}"
@@ -296,8 +302,8 @@ impl ShaderCoreAgent {
         &mut self.sim
     }
 
-    /// Resets the core, loads `program`, runs every launch (as slots free up, lowest free slot
-    /// first) and returns each launch's outcome, in launch order, and the statistics.
+    /// Resets the core, loads `program`, runs every launch (in order, as the core takes them;
+    /// each writes its non-zero registers, the rest read 0) and returns each launch's outcome, in launch order, and the statistics.
     pub fn run(
         &mut self,
         cfg: &AgentCfg,
@@ -340,9 +346,27 @@ impl ShaderCoreAgent {
             .collect();
         let mut finished = vec![false; launches.len()];
         let mut slot_of: Vec<Option<usize>> = vec![None; shape.warps];
+        // Per launch, the registers it writes: those with a non-zero word in some lane.
+        let writes: Vec<Vec<usize>> = launches
+            .iter()
+            .map(|l| {
+                let n = l
+                    .regs
+                    .iter()
+                    .map(Vec::len)
+                    .max()
+                    .unwrap_or(0)
+                    .min(shape.regs);
+                (0..n)
+                    .filter(|&r| l.regs.iter().any(|x| x.get(r).is_some_and(|&v| v != 0)))
+                    .collect()
+            })
+            .collect();
         let mut next_launch = 0usize;
-        // The launch being set up: (launch, slot, next register).
-        let mut setup: Option<(usize, usize, usize)> = None;
+        // The next transfer of launch `next_launch`.
+        let mut transfer = 0usize;
+        // A launch transfer offered and not taken stays offered (stream rules).
+        let mut launch_stalled = false;
         let (mut ldg_q, mut spec_q, mut ldu_q, mut tex_q) = (
             AnswerQueue::default(),
             AnswerQueue::default(),
@@ -352,6 +376,7 @@ impl ShaderCoreAgent {
         let mut left = launches.len();
         let start = sim.cycle();
         let mut issued = 0u64;
+        let mut tex_requests = 0u64;
         let mut held = ([Held::<6>::new(); 5], Held::<12>::new(), Held::<8>::new());
         let (mut first_issue, mut last_issue) = (None, 0u64);
         let latency = |rng: &mut Rng| {
@@ -364,43 +389,29 @@ impl ShaderCoreAgent {
                     "the core hung: {left} warps unfinished after {now} cycles"
                 ));
             }
-            // Set-up of the next launch: its registers, then the launch record.
-            if setup.is_none() && next_launch < launches.len() {
-                let w = shape.warps;
-                let free = (0..w)
-                    .map(|k| (cfg.first_slot + k) % w)
-                    .find(|&s| slot_of[s].is_none());
-                if let Some(slot) = free {
-                    slot_of[slot] = Some(next_launch);
-                    setup = Some((next_launch, slot, 0));
-                    next_launch += 1;
+            // The next launch transfer: a register, or the start.
+            let mut launch_last = false;
+            let launch_on =
+                next_launch < launches.len() && (launch_stalled || !rng.chance(cfg.launch_gap));
+            if launch_on {
+                let l = &launches[next_launch];
+                let regs = &writes[next_launch];
+                launch_last = transfer + 1 >= regs.len();
+                let write = regs.get(transfer).copied();
+                sim.poke(self.launch.fields[0], write.is_some() as u64);
+                sim.poke(self.launch.fields[1], write.unwrap_or(0) as u64);
+                for (lane, &id) in self.launch_data.iter().enumerate() {
+                    let v = write
+                        .and_then(|r| l.regs.get(lane).and_then(|x| x.get(r)))
+                        .copied()
+                        .unwrap_or(0);
+                    sim.poke(id, v as u64);
                 }
+                sim.poke(self.launch.fields[2], launch_last as u64);
+                sim.poke(self.launch.fields[3], 0);
+                sim.poke(self.launch.fields[4], l.helpers);
+                sim.poke(self.launch.fields[5], l.warp_id as u64);
             }
-            let (mut regw_on, mut launch_on) = (false, false);
-            if let Some((li, slot, r)) = setup {
-                let l = &launches[li];
-                if r < cfg.init_regs.unwrap_or(shape.regs).min(shape.regs) {
-                    regw_on = true;
-                    sim.poke(self.regw.fields[0], slot as u64);
-                    sim.poke(self.regw.fields[1], r as u64);
-                    for (lane, &id) in self.regw_data.iter().enumerate() {
-                        let v = l
-                            .regs
-                            .get(lane)
-                            .and_then(|x| x.get(r))
-                            .copied()
-                            .unwrap_or(0);
-                        sim.poke(id, v as u64);
-                    }
-                } else {
-                    launch_on = true;
-                    sim.poke(self.launch.fields[0], slot as u64);
-                    sim.poke(self.launch.fields[1], 0);
-                    sim.poke(self.launch.fields[2], l.helpers);
-                    sim.poke(self.launch.fields[3], l.warp_id as u64);
-                }
-            }
-            sim.poke(self.regw.valid, regw_on as u64);
             sim.poke(self.launch.valid, launch_on as u64);
             // Answers.
             ldg_q.choose(now, &mut rng, cfg.gap);
@@ -443,13 +454,23 @@ impl ShaderCoreAgent {
                 sim.poke(ready, *t as u64);
             }
             // Transfers into the core.
-            if regw_on && sim.peek(self.regw.ready) == 1 {
-                if let Some((_, _, r)) = setup.as_mut() {
-                    *r += 1;
+            let launch_taken = launch_on && sim.peek(self.launch.ready) == 1;
+            launch_stalled = launch_on && !launch_taken;
+            if launch_taken {
+                if launch_last {
+                    let slot = sim.peek(self.launch_slot) as usize;
+                    let owner = slot_of
+                        .get_mut(slot)
+                        .ok_or(format!("a launch into slot {slot} of {}", shape.warps))?;
+                    if owner.is_some() {
+                        return Err(format!("a launch into busy slot {slot}"));
+                    }
+                    *owner = Some(next_launch);
+                    next_launch += 1;
+                    transfer = 0;
+                } else {
+                    transfer += 1;
                 }
-            }
-            if launch_on && sim.peek(self.launch.ready) == 1 {
-                setup = None;
             }
             for (q, ready) in [
                 (&mut ldg_q, self.ldg_resp.ready),
@@ -531,6 +552,7 @@ impl ShaderCoreAgent {
                 });
             }
             if take[3] && peek(sim, self.tex_req.valid) == 1 {
+                tex_requests += 1;
                 let f = self.tex_req.fields.map(|id| peek(sim, id));
                 let mut coords = [[0u32; 2]; 4];
                 for (i, &id) in self.tex_coords.iter().enumerate() {
@@ -617,6 +639,8 @@ impl ShaderCoreAgent {
                 ipc: issued as f64 / cycles.max(1) as f64,
                 issue_window,
                 window_ipc: issued as f64 / issue_window.max(1) as f64,
+                first_issue: first_issue.unwrap_or(0),
+                tex_requests,
             },
         ))
     }

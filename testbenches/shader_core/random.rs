@@ -160,7 +160,7 @@ fn random_runs(cfg: ShaderCfg, programs: usize, launches: usize, base: u64) {
             max_latency: 1 + rng.below(12),
             stall: 0.2,
             gap: 0.2,
-            first_slot: p % cfg.warps as usize,
+            launch_gap: 0.3,
             ..AgentCfg::default()
         };
         let (_, core_env, outcomes) = b.check_outcomes(
