@@ -7,6 +7,7 @@
 //!   interpreter;
 //! * [`cosim`] — replays Rust simulator traces through the emitted Verilog (iverilog, Verilator);
 //! * [`tools`] — Verilator lint, Yosys synthesis and iverilog compile flows;
+//! * [`shade`] — `rendergen shade eval`: one shading pipeline on CSV rows (RTL, model, f64);
 //! * [`shader`](mod@shader) — `rendergen shader compile` / `run`: the shader compiler and engines.
 
 pub mod astc;
@@ -17,6 +18,7 @@ pub mod fuzz;
 pub mod output;
 pub mod pbru;
 pub mod progress;
+pub mod shade;
 pub mod shader;
 pub mod tools;
 pub mod verilog;

@@ -390,7 +390,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
     },
     GeneratorSpec {
         name: "pipe_ggx",
-        doc: "PBRU GGX pipe (D4): GGX N V L alpha -> D*G2/(4 NL NV) (GGX_DIR: test fixture)",
+        doc: "PBRU GGX pipe (D4): GGX N V L alpha -> D*G2/(4 NL NV); GGX_DIR N V alpha xi1 xi2 -> L pdf (VNDF)",
         params: &[],
         build: |_| crate::pbru::pipes::ggx::pipe_ggx_top(),
         constraint: None,

@@ -8,6 +8,7 @@ mod astc;
 mod demo;
 mod mtlx;
 mod pbru;
+mod shade;
 mod shader;
 mod vcd;
 
@@ -192,6 +193,9 @@ enum Command {
     /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
+    /// The PBRU's shading pipelines: evaluate one on CSV rows (RTL, model or f64).
+    #[command(subcommand)]
+    Shade(shade::ShadeCommand),
     /// End-to-end demonstration: texture an image through the PBRU (PNG, engine Verilog, VCD,
     /// statistics), then simulate, lint and co-simulate every widget.
     Demo {
@@ -550,6 +554,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Shader(c) => shader::run(c),
         Command::Mtlx(c) => mtlx::run(c),
         Command::Sim(c) => pbru::sim(c),
+        Command::Shade(c) => shade::run(c),
     }
 }
 

@@ -44,7 +44,7 @@ pub enum WorkloadArg {
     Alu,
     /// The texture fetch with only u, v on the ray (constants pushed by the program).
     TextureLean,
-    /// One GGX evaluation per ray (N V L α on the ray): GGX is the bottleneck pipeline.
+    /// One Oren-Nayar evaluation per ray (N V L σ on the ray): that pipeline is the bottleneck.
     ShadeLean,
     /// Texture, arithmetic, shading, importance sampling and SM call-outs.
     Mixed,

@@ -228,14 +228,14 @@ mod tests {
 
     /// Issue 11 §2: with plentiful rays (8 cores × 8 slots), the bottleneck pipeline of a
     /// pipeline-bound workload accepts a request in ≥ 95 % of the steady-state cycles, for
-    /// several seeds: ASTC_DP on `texture-lean`, GGX on `shade-lean`. Before each (pipe, core)
+    /// several seeds: ASTC_DP on `texture-lean`, Oren-Nayar on `shade-lean`. Before each (pipe, core)
     /// result lane had its holding register (`core_scheduler`'s `route`), a result that lost the
     /// core's `crsp` to another pipe stalled its whole pipeline and ASTC_DP reached 0.90 here.
     #[test]
     fn bottleneck_pipelines_accept_a_request_in_95_percent_of_cycles() {
         for (workload, pipe) in [
             (Workload::TextureLean, "astc_dp"),
-            (Workload::ShadeLean, "ggx"),
+            (Workload::ShadeLean, "oren_nayar"),
         ] {
             for seed in [1, 5, 12] {
                 let opts = SimOptions {

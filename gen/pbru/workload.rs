@@ -36,9 +36,11 @@ pub enum Workload {
     /// PUSH format, TEX_DP, RAYSTOP (5 instructions, 12 bytes). Same texels as
     /// [`Workload::Texture`], unscaled.
     TextureLean,
-    /// The bare shading evaluation: the ray carries `N V L α` (ten Q16.16 words: unit vectors
-    /// with `N·V, N·L ≥ 0.01`, α in [0.02, 1]) and [`SHADE_LEAN_PROGRAM`] runs GGX, RAYSTOP.
-    /// Every ray makes one GGX request, so GGX is the bottleneck pipeline.
+    /// The bare shading evaluation: the ray carries `N V L σ` (ten Q16.16 words: unit vectors
+    /// with `N·V, N·L ≥ 0.01`, roughness in [0.02, 1]) and [`SHADE_LEAN_PROGRAM`] runs
+    /// OREN_NAYAR, RAYSTOP. Every ray makes one Oren-Nayar request, so that pipeline is the
+    /// bottleneck. (Not GGX: its pipe's latency, 130 since GGX_DIR shares it, exceeds what 64
+    /// ray slots can cover at one request per clock.)
     ShadeLean,
     /// Every built-in program (texture, alu, shading, importance sampling, call-outs).
     Mixed,
@@ -100,7 +102,7 @@ pub fn lean_texture_program(t: &AstcFile) -> String {
 pub const SHADE_LEAN_ADDR: u32 = LEAN_ADDR + 0x100;
 
 /// The [`Workload::ShadeLean`] program.
-pub const SHADE_LEAN_PROGRAM: &str = "GGX\nRAYSTOP\n";
+pub const SHADE_LEAN_PROGRAM: &str = "OREN_NAYAR\nRAYSTOP\n";
 
 /// A random unit vector as Q16.16 words (normalised in f64, then rounded).
 fn unit_q16(rng: &mut Rng) -> [f64; 3] {
@@ -113,7 +115,7 @@ fn unit_q16(rng: &mut Rng) -> [f64; 3] {
     }
 }
 
-/// The [`Workload::ShadeLean`] variables: `N V L α` with `N·V, N·L ≥ 0.01`.
+/// The [`Workload::ShadeLean`] variables: `N V L σ` with `N·V, N·L ≥ 0.01`.
 fn shade_vars(rng: &mut Rng) -> Vec<u32> {
     let n = unit_q16(rng);
     let dot = |a: &[f64; 3], b: &[f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];

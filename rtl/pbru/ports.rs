@@ -21,8 +21,7 @@
 //! of its unit (a cheap stand-in for scheduler tests), computing, for the popped arguments `a`
 //! (`a[0]` pushed first) of opcode `op` with immediate `imm`, result word `i` (of
 //! `op.pushes()`) = `Σ_j (j + 1)·a[j] + (i + 1)·0x0001_0001 + imm`, wrapping at 32 bits. The
-//! RTL fixture and the scheduler testbenches implement it independently. The real GGX pipe
-//! answers `GGX_DIR` with the same function until its datapath is built. The interpreter
+//! RTL fixture and the scheduler testbenches implement it independently. The interpreter
 //! (`rendergen_sim::models::pbru`) computes the real units, so a whole-engine run checked
 //! against it needs the real pipes (the default).
 //!

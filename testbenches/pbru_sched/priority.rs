@@ -168,6 +168,7 @@ fn sm_priority_holds_on_every_real_shading_pipeline() {
     };
     let ops = [
         (PipeKind::Ggx, Opcode::Ggx),
+        (PipeKind::Ggx, Opcode::GgxDir),
         (PipeKind::OrenNayar, Opcode::OrenNayar),
         (PipeKind::OrenNayar, Opcode::OrenNayarDir),
         (PipeKind::Schlick, Opcode::Schlick),
@@ -186,7 +187,8 @@ fn sm_priority_holds_on_every_real_shading_pipeline() {
         for i in 0..k {
             tb.send_sm(0, 0, op as u8, 0, &base(1 + i as u32), 100 + i as u64);
         }
-        tb.run(k + 90);
+        // GGX is the longest pipe (its GGX_DIR datapath).
+        tb.run(k + 40 + rendergen_rtl::pbru::pipes::ggx::ggx_latency() as usize);
         assert_eq!(
             tb.sm_grants(0),
             vec![1, 2, 3],

@@ -1,10 +1,9 @@
-//! `pipe_ggx` against `rendergen_sim::models::pbru::shading::ggx` (GGX) and the contract's test
-//! function (GGX_DIR, until its datapath is built).
+//! `pipe_ggx` against `rendergen_sim::models::pbru::shading::{ggx, ggx_dir}`: GGX and GGX_DIR
+//! requests mixed in one stream.
 
 use rendergen_rtl::pbru::pipes::ggx::{ggx_latency, pipe_ggx_top};
 use rendergen_sim::kit::Rng;
-use rendergen_sim::models::pbru::pipes::test_pipeline;
-use rendergen_sim::models::pbru::shading::ggx;
+use rendergen_sim::models::pbru::shading::{ggx, ggx_dir};
 
 const EVAL: u8 = 0x40;
 const DIR: u8 = 0x50;
@@ -35,7 +34,7 @@ pub fn nvl_requests(seed: u64, n: usize, op: u8) -> Vec<(u8, u8, Vec<u32>)> {
 }
 
 /// `n` requests: unit vectors with α in (0, 1] (a fifth near the peak, L ≈ V ≈ N), degenerate
-/// cases (V = N, L = −V, N·L = 0, α = 0, tiny α), any words, and GGX_DIR requests.
+/// cases (V = N, L = −V, N·L = 0, α = 0, tiny α), any words, and GGX_DIR requests ([`dir`]).
 fn requests(seed: u64, n: usize) -> Vec<(u8, u8, Vec<u32>)> {
     let mut r = Rng::new(seed);
     (0..n)
@@ -65,16 +64,40 @@ fn requests(seed: u64, n: usize) -> Vec<(u8, u8, Vec<u32>)> {
                 (EVAL, 0, [&n[..], &v, &l, &[alpha]].concat())
             }
             4 => (EVAL, 0, (0..10).map(|_| r.next_u64() as u32).collect()),
-            _ => (DIR, 0, (0..9).map(|_| r.next_u64() as u32).collect()),
+            _ => (DIR, 0, dir(&mut r)),
         })
         .collect()
+}
+
+/// GGX_DIR words `N V α ξ1 ξ2`: unit vectors (V facing or, for a tenth, any), α in [0, 1],
+/// ξ in [0, 1) with ξ = 0 and the cap's rim (ξ2 just below 1) emphasised, V = N; a quarter
+/// any words.
+fn dir(r: &mut Rng) -> Vec<u32> {
+    if r.chance(0.25) {
+        return (0..9).map(|_| r.next_u64() as u32).collect();
+    }
+    let n = unit(r);
+    let v = match r.below(5) {
+        0 => n,
+        _ => unit(r),
+    };
+    let alpha = match r.below(5) {
+        0 => [0, 1, 1310, ONE][r.below(4) as usize],
+        _ => r.below(ONE as u64 + 1) as u32,
+    };
+    let xi1 = r.below(ONE as u64) as u32;
+    let xi2 = match r.below(5) {
+        0 => [0, ONE - 1, ONE - 2][r.below(3) as usize],
+        _ => r.below(ONE as u64) as u32,
+    };
+    [&n[..], &v, &[alpha, xi1, xi2]].concat()
 }
 
 fn expected(reqs: &[(u8, u8, Vec<u32>)]) -> Vec<Vec<u32>> {
     (reqs.iter())
         .map(|(op, _, a)| match *op {
             EVAL => vec![ggx(a)],
-            _ => test_pipeline(a, 0, 4),
+            _ => ggx_dir(a).to_vec(),
         })
         .collect()
 }

@@ -58,6 +58,7 @@ pub fn shade(op: Opcode, args: &[u32]) -> Option<Vec<u32>> {
         // per ray).
         Opcode::Cel => Some(vec![shading::cel(args, &shading::CelTable::default())]),
         Opcode::OrenNayarDir => Some(shading::oren_nayar_dir(args).to_vec()),
+        Opcode::GgxDir => Some(shading::ggx_dir(args).to_vec()),
         _ => None,
     }
 }

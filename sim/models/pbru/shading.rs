@@ -6,7 +6,7 @@
 
 use crate::models::fp32::basic::{add, fma, mul, sub};
 use crate::models::fp32::q16::{from_f32, to_f32};
-use crate::models::fp32::recip::{rcp, sqrt};
+use crate::models::fp32::recip::{rcp, rsqrt, sqrt};
 use crate::models::fp32::transc::{cos, pow, sin};
 use std::f64::consts::PI;
 
@@ -274,4 +274,85 @@ pub fn cel_request(imm: u32, a: &[u32], t: &mut CelTable) -> u32 {
         *e = a[0];
     }
     a[0]
+}
+
+/// `2·x` exactly by the exponent field (the RTL's `times2`): zero, subnormal (flushed),
+/// infinite and NaN operands are returned as they are; a result beyond the range is ±inf.
+pub fn times2(x: u32) -> u32 {
+    match (x >> 23) & 0xFF {
+        0 => x & SIGN,
+        255 => x,
+        254 => (x & SIGN) | 0x7F80_0000,
+        _ => x + (1 << 23),
+    }
+}
+
+/// Binary32 `x` with a negative value (not NaN) raised to +0, as the RTL's `nonneg`.
+pub fn nonneg(x: u32) -> u32 {
+    if x >> 31 == 1 {
+        0
+    } else {
+        x
+    }
+}
+
+/// `GGX_DIR`: `a` = `N V α ξ1 ξ2` (Q16.16) → `L pdf`: MaterialX 1.39's
+/// `mx_ggx_importance_sample_VNDF` (Dupuy and Benyoub 2023, a spherical cap) with `Xi = (ξ1,
+/// ξ2)` in the tangent frame of N ([`frame`]), `L = reflect(−V, H)`, and MaterialX's
+/// `mx_ggx_NDF(H)·G1(NV)/(4·NV)` as `D/(2·(NV + λV))`, `λV = √(α² + (1 − α²)·NV²)`, with
+/// `D = |Hs|⁴/(π·α²·|Hh|⁴)` from the stretched (`Hh`) and unstretched (`Hs`) half vectors
+/// before normalisation (no normalised H enters D). The cap's `c.z + Vh.z` is
+/// `(1 − ξ2)(1 + Vh.z)` and `1 − z² = ξ2(1 + Vh.z)·((1 − ξ2)(1 + Vh.z) + 1 − Vh.z)` with
+/// `1 − Vh.z = |Vh.xy|²/(1 + Vh.z)`, all without cancellation; `1 − ξ2` is exact (integer). Components clamped to [−2, 2] as for
+/// `GGX`; ξ2 clamped to [0, 1].
+pub fn ggx_dir(a: &[u32]) -> [u32; 4] {
+    let c: Vec<i64> = a[0..6].iter().map(|w| clamp2(*w)).collect();
+    let n = [to_f32(c[0]), to_f32(c[1]), to_f32(c[2])];
+    let v = [to_f32(c[3]), to_f32(c[4]), to_f32(c[5])];
+    let alpha = word(a[6]);
+    let phi = mul(k(2.0 * PI), word(a[7]));
+    let (cos_phi, sin_phi) = (cos(phi), sin(phi));
+    let xi2_fixed = (a[8] as i32 as i64).clamp(0, 0x1_0000);
+    let (xi2, one_minus_xi2) = (to_f32(xi2_fixed), to_f32(0x1_0000 - xi2_fixed));
+    let (t, b) = frame(n);
+    // V in the tangent frame (T·V and B·V start with the z terms, known first).
+    let tdot = |x: [u32; 3]| fma(v[1], x[1], fma(v[0], x[0], mul(v[2], x[2])));
+    let vt = [tdot(t), tdot(b), dot(n, v)];
+    let nv = vt[2];
+    let nv2 = mul(nv, nv);
+    // The hemisphere configuration: Vh = normalize(α·Vt.x, α·Vt.y, Vt.z).
+    let (avx, avy) = (mul(alpha, vt[0]), mul(alpha, vt[1]));
+    let inv_len = rsqrt(fma(avy, avy, fma(avx, avx, nv2)));
+    let vh = [mul(avx, inv_len), mul(avy, inv_len), mul(nv, inv_len)];
+    // The spherical cap: Hh = c + Vh.
+    // 1 − Vh.z = |Vh.xy|²/(1 + Vh.z): no cancellation when Vh ≈ N (small α).
+    let opz = add(ONE, vh[2]);
+    let vh_xy2 = fma(vh[1], vh[1], mul(vh[0], vh[0]));
+    let omz = mul(vh_xy2, rcp(opz));
+    let hz = nonneg(mul(one_minus_xi2, opz));
+    let s2 = nonneg(mul(mul(xi2, opz), add(hz, omz)));
+    let sin_theta = sqrt(s2);
+    let hh = [
+        fma(sin_theta, cos_phi, vh[0]),
+        fma(sin_theta, sin_phi, vh[1]),
+        hz,
+    ];
+    // Back to the ellipsoid configuration: Hs = (α·Hh.x, α·Hh.y, Hh.z), H = Hs/|Hs|.
+    let hs = [mul(alpha, hh[0]), mul(alpha, hh[1]), hz];
+    let hz2 = mul(hz, hz);
+    let hs_len2 = fma(hs[1], hs[1], fma(hs[0], hs[0], hz2));
+    let hh_len2 = fma(hh[1], hh[1], fma(hh[0], hh[0], hz2));
+    let inv_hs = rsqrt(hs_len2);
+    let h = [mul(hs[0], inv_hs), mul(hs[1], inv_hs), mul(hz, inv_hs)];
+    // L = 2(V·H)H − V, H in world space.
+    let hw: [u32; 3] = std::array::from_fn(|i| fma(h[2], n[i], fma(h[1], b[i], mul(h[0], t[i]))));
+    let twice_vh = times2(dot(vt, h));
+    let l: [u32; 3] = std::array::from_fn(|i| from_f32(fma(twice_vh, hw[i], v[i] ^ SIGN)));
+    // pdf = D/(2(NV + λV)).
+    let alpha2 = mul(alpha, alpha);
+    let lambda_v = sqrt(fma(sub(ONE, alpha2), nv2, alpha2));
+    let den = mul(mul(k(2.0 * PI), alpha2), add(nv, lambda_v));
+    let ratio = mul(hs_len2, rcp(hh_len2));
+    let pdf = mul(mul(ratio, ratio), rcp(den));
+    [l[0], l[1], l[2], from_f32(pdf)]
 }

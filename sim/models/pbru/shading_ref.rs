@@ -121,3 +121,61 @@ pub fn cel(a: &[u32], thr: [u32; 3], val: [u32; 4]) -> f64 {
     let band = thr.iter().filter(|t| q16_value(**t) <= nl).count();
     q16_value(val[band])
 }
+
+/// `GGX_DIR` in f64: MaterialX 1.39's `mx_ggx_importance_sample_VNDF(Xi = (ξ1, ξ2), V, α)`
+/// (spherical-cap VNDF sampling, Dupuy and Benyoub 2023) in the Duff et al. 2017 frame of N,
+/// `L = −reflect(V, H)`, and its pdf `mx_ggx_NDF(H, α)·mx_ggx_smith_G1(NV, α)/(4·NV)` (as
+/// MaterialX's environment sampling computes it), written literally; components clamped to
+/// [−2, 2] and ξ2 to [0, 1] as the ports take them.
+pub fn ggx_dir(a: &[u32]) -> [f64; 4] {
+    let c = |w: u32| q16_value(w).clamp(-2.0, 2.0);
+    let n = [c(a[0]), c(a[1]), c(a[2])];
+    let v = [c(a[3]), c(a[4]), c(a[5])];
+    let alpha = q16_value(a[6]);
+    let (xi1, xi2) = (q16_value(a[7]), q16_value(a[8]).clamp(0.0, 1.0));
+    let (t, bt) = duff_frame(n);
+    let vt = [dot(v, t), dot(v, bt), dot(v, n)];
+    let normalize = |x: [f64; 3]| {
+        let len = dot(x, x).sqrt();
+        [x[0] / len, x[1] / len, x[2] / len]
+    };
+    // mx_ggx_importance_sample_VNDF.
+    let vh = normalize([vt[0] * alpha, vt[1] * alpha, vt[2]]);
+    let phi = 2.0 * PI * xi1;
+    let z = (1.0 - xi2) * (1.0 + vh[2]) - vh[2];
+    let sin_theta = (1.0 - z * z).clamp(0.0, 1.0).sqrt();
+    let cap = [sin_theta * phi.cos(), sin_theta * phi.sin(), z];
+    let h = [cap[0] + vh[0], cap[1] + vh[1], cap[2] + vh[2]];
+    let h = normalize([h[0] * alpha, h[1] * alpha, h[2].max(0.0)]);
+    // L = −reflect(V, H) in world space.
+    let hw: [f64; 3] = std::array::from_fn(|i| h[0] * t[i] + h[1] * bt[i] + h[2] * n[i]);
+    let vdoth = dot(v, hw);
+    let l: [f64; 3] = std::array::from_fn(|i| 2.0 * vdoth * hw[i] - v[i]);
+    // mx_ggx_NDF(H, α)·mx_ggx_smith_G1(NV, α)/(4·NV).
+    let nv = vt[2];
+    let he2 = (h[0] * h[0] + h[1] * h[1]) / (alpha * alpha);
+    let d = 1.0 / (PI * alpha * alpha * (he2 + h[2] * h[2]).powi(2));
+    let tan2 = (1.0 - nv * nv) / (nv * nv);
+    let g1 = 2.0 / (1.0 + (1.0 + alpha * alpha * tan2).sqrt());
+    [l[0], l[1], l[2], d * g1 / (4.0 * nv)]
+}
+
+/// The tangent T and bitangent B of N (Duff et al. 2017), f64.
+fn duff_frame(n: [f64; 3]) -> ([f64; 3], [f64; 3]) {
+    let sign = if n[2] < 0.0 { -1.0 } else { 1.0 };
+    let a = -1.0 / (sign + n[2]);
+    let b = n[0] * n[1] * a;
+    (
+        [1.0 + sign * n[0] * n[0] * a, sign * b, -sign * n[0]],
+        [b, sign + n[1] * n[1] * a, -n[1]],
+    )
+}
+
+/// V of `GGX_DIR`'s words `N V …` in the tangent frame of N: `(V·T, V·B, V·N)`.
+pub fn ggx_dir_tangent_view(a: &[u32]) -> [f64; 3] {
+    let c = |w: u32| q16_value(w).clamp(-2.0, 2.0);
+    let n = [c(a[0]), c(a[1]), c(a[2])];
+    let v = [c(a[3]), c(a[4]), c(a[5])];
+    let (t, b) = duff_frame(n);
+    [dot(v, t), dot(v, b), dot(v, n)]
+}
