@@ -418,7 +418,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
     },
     GeneratorSpec {
         name: "texture_unit",
-        doc: "texture unit (issue 14 §1): RGBA8 UNORM/sRGB, LOD, nearest/bilinear/trilinear, raw bypass, gather, 4-bank cache",
+        doc: "texture unit (issue 14 §1): RGBA8 UNORM/sRGB, LOD (sampler clamps, base level), nearest/bilinear/trilinear, repeat/clamp/mirror/border, raw bypass, gather, 4-bank cache (hits counted)",
         params: &[
             pr("slot_width", 3, crate::texture::SLOT_WIDTH, "warp-slot tag bits"),
             pr("quad_width", 1, crate::texture::QUAD_WIDTH, "quad tag bits"),

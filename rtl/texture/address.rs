@@ -64,18 +64,20 @@ pub struct Unwrapped<T = Sig> {
     pub need: T,
 }
 
-/// Wraps signed `i` into `0 .. 2^log2` (`mode`: 0 repeat, 1 clamp, 2 mirrored repeat);
-/// `width` bits out (model: `rendergen_sim::models::texture::wrap`).
+/// Wraps signed `i` into `0 .. 2^log2` (`mode`: 0 repeat, 1 clamp, 2 mirrored repeat, 3
+/// clamp to border, which clamps): `width` bits out, and whether `i` is outside the level in
+/// mode 3 (model: `rendergen_sim::models::texture::{wrap, outside}`).
 #[name_lets]
-pub fn wrap(m: &mut Module, i: Sig, log2: Sig, mode: Sig, width: u32) -> Sig {
+pub fn wrap(m: &mut Module, i: Sig, log2: Sig, mode: Sig, width: u32) -> (Sig, Sig) {
     let w = i.width();
     let size_mask = m.lit(1, w).shl(log2) - 1;
     let repeat = i & size_mask;
+    let beyond = i.msb() | i.gt(size_mask);
     let clamp = i.msb().mux(0, i.gt(size_mask).mux(size_mask, i));
     let t = i & ((size_mask << 1) | 1);
     let mirror = t.le(size_mask).mux(t, !t & size_mask);
-    let r = mode.eq(1).mux(clamp, mode.eq(2).mux(mirror, repeat));
-    r.bits(width - 1, 0)
+    let r = mode.eq(2).mux(mirror, mode.eq(0).mux(repeat, clamp));
+    (r.bits(width - 1, 0), mode.eq(3) & beyond)
 }
 
 /// Expands quads into footprints, one per clock, and computes their texel coordinates.
@@ -203,14 +205,21 @@ pub fn tex_address(m: &mut Module, cfg: &TexCfg, i: AddrIn) -> AddrOut {
         );
         let modes = [d.wrap_s, d.wrap_t];
         let mut coords: [Vec<Sig>; 2] = [Vec::new(), Vec::new()];
+        let mut out: [Vec<Sig>; 2] = [Vec::new(), Vec::new()];
         for a in 0..2 {
             for k in 0..2u32 {
                 let c = u1.origin[a] + k;
-                let wrapped = wrap(m, c, u1.size[a], modes[a], cw);
+                let (wrapped, outside) = wrap(m, c, u1.size[a], modes[a], cw);
                 coords[a].push(wrapped);
+                out[a].push(outside);
             }
         }
         let [x, y] = coords;
+        let border = cat_lsb_first(
+            &(0..4)
+                .map(|p| out[0][p & 1] | out[1][p >> 1])
+                .collect::<Vec<_>>(),
+        );
         st.stage(
             m,
             "foot",
@@ -222,7 +231,8 @@ pub fn tex_address(m: &mut Module, cfg: &TexCfg, i: AddrIn) -> AddrOut {
                 fy: u1.fy,
                 x,
                 y,
-                need: u1.need,
+                need: u1.need & !border,
+                border,
             },
         )
     });

@@ -73,7 +73,7 @@ pub fn texel_addr(m: &mut Module, d: &TexDescPort, level: Sig, x: Sig, y: Sig, l
 ///   (initiation interval 1, latency 1 through the skid buffer); each missing line costs a
 ///   `mem_req` → `mem_resp` round trip plus two clocks. Bank reads are combinational from the
 ///   footprint register of `tex_address`.
-/// * **Cost:** per bank a `cache_lines × 32` data RAM and a `cache_lines × (4 + 2·max_log2)`
+/// * **Cost:** four 32-bit border-colour muxes; per bank a `cache_lines × 32` data RAM and a `cache_lines × (4 + 2·max_log2)`
 ///   tag RAM (four tag copies give four lookups per clock), one valid bit per line, the line
 ///   address generator (level offsets from the descriptor), four 32-bit counters.
 #[name_lets]
@@ -178,7 +178,10 @@ pub fn tex_cache(m: &mut Module, cfg: &TexCfg, i: CacheIn) -> CacheOut {
     ));
     // Hit: the footprint passes.
     let texels: Vec<Sig> = (0..4usize)
-        .map(|p| index_select(cat(&[f.y[p >> 1].bit(0), f.x[p & 1].bit(0)]), &datas))
+        .map(|p| {
+            let bank = index_select(cat(&[f.y[p >> 1].bit(0), f.x[p & 1].bit(0)]), &datas);
+            f.border.bit(p as u32).mux(i.desc.border, bank)
+        })
         .collect();
     let out = FootData {
         tag: f.tag.clone(),

@@ -58,7 +58,8 @@ fn log2_table() -> Vec<u64> {
 ///
 /// * **Protocol:** a [`pipeline`]: stream rules, order kept, nothing dropped.
 /// * **Timing:** 3 stages + skid: latency 4, initiation interval 1.
-/// * **Cost:** 8 float→fixed converters (shifter each), 4 squarers of 21 bits, a 43-bit
+/// * **Cost:** 8 float→fixed converters (shifter each), 4 squarers of 21 bits, the λ clamp
+///   (two 18-bit signed compares) and base-level add, a 43-bit
 ///   leading-one finder, a 128 × 8 table.
 #[name_lets]
 pub fn tex_lod(m: &mut Module, _cfg: &TexCfg, i: LodIn) -> LodOut {
@@ -132,8 +133,16 @@ pub fn tex_lod(m: &mut Module, _cfg: &TexCfg, i: LodIn) -> LodOut {
         let log2p = cat(&[n.zext(10) - 16, frac]).bits(17, 0); // (n − 16)·256 + frac, 18 bits signed
         let bias = q2.s1.r_rest.lod.sext(18);
         let implicit = p.eq(0).mux(m.lit(0x30000, 18), log2p.sra_const(1)) + bias;
-        let lambda = q2.s1.r_rest.explicit.mux(bias, implicit);
-        let qmax = d.mips.zext(18) - 1;
+        let given = q2.s1.r_rest.explicit.mux(bias, implicit);
+        let (min_lod, max_lod) = (d.min_lod.sext(18), d.max_lod.sext(18));
+        let raised = given.slt(min_lod).mux(min_lod, given);
+        let clamped = max_lod.slt(raised).mux(max_lod, raised);
+        // texelFetch (integer coordinates) ignores the sampler's clamp.
+        let lambda = q2.s1.r_rest.int_coords.mux(given, clamped);
+        let last = d.mips.zext(18) - 1;
+        let base = d.base_level.zext(18);
+        let base = base.gt(last).mux(last, base);
+        let qmax = last - base;
         let neg = lambda.msb();
         let whole = lambda.sra_const(8);
         let nearest_up = (lambda + 127).sra_const(8);
@@ -155,7 +164,7 @@ pub fn tex_lod(m: &mut Module, _cfg: &TexCfg, i: LodIn) -> LodOut {
         );
         let two = linear & lin_pos & !lin_clamped & delta.ne(0);
         let mut tag = q2.s1.tag.clone();
-        tag.level = level.bits(3, 0);
+        tag.level = (level + base).bits(3, 0);
         let op = QuadOp {
             tag,
             comp: q2.s1.r_rest.comp,

@@ -12,11 +12,16 @@
 //! ```
 //! * **tex_lod** converts the lanes' binary32 coordinates to Q16.16 texels of level 0, takes
 //!   the quad's coarse derivatives, `λ = ½·log2(max(|∂x|², |∂y|²)) + bias` (a 128-entry log2
-//!   table), or the explicit LOD, and chooses the level(s) (Vulkan's rules). 3 stages.
+//!   table), or the explicit LOD, clamps λ to the sampler's `[min_lod, max_lod]`, and chooses
+//!   the level(s) (Vulkan's rules) above the base level. 3 stages. Explicit gradients
+//!   (`textureGrad`) are not a request form (the request has no room for four more binary32
+//!   operands): the shader turns its gradients into an explicit LOD.
 //! * **tex_address** expands a quad into footprints (active lanes × 1 or 2 levels; a quad with
 //!   no active lane becomes one empty footprint so it is still answered), shifts the
 //!   coordinates to the level, takes `floor(u − ½)` and the 8-bit fraction, adds the offsets and
-//!   wraps both columns and rows (repeat, clamp to edge, mirrored repeat). 2 stages.
+//!   wraps both columns and rows (repeat, clamp to edge, mirrored repeat, clamp to border:
+//!   a position outside the level is marked, not read, and becomes the border colour in
+//!   `tex_cache`, so the filter blends it like a texel). 2 stages.
 //! * **tex_cache**: four banks by (x&1, y&1), so the four texels of any footprint — aligned or
 //!   not, wrapped or clamped — sit in four different banks and are read in one cycle. A line is
 //!   an aligned 2×2 block (one texel in each bank); the tag (level, block x, block y) is kept
@@ -24,6 +29,9 @@
 //!   looked up (a bilinear fetch at a texel centre reads one). A miss blocks the head footprint
 //!   and fills one line at a time from `mem_req`/`mem_resp` (four word addresses per line,
 //!   laid out linear or 4×4-tiled).
+//!   Hit and fill counters (`counters_cache_hits`: footprints that passed with no fill, so the
+//!   hit rate is `cache_hits / footprints`; `counters_cache_misses`: line fills) are modelled
+//!   exactly by `rendergen_sim::models::texture::cache` (its docs give the organisation).
 //! * **tex_filter**: channels expanded to 16 bits (UNORM `c·257`, sRGB colour through a
 //!   256-entry table to linear light), bilinear as `a + (((b − a)·f) >> 8)` (exact at zero
 //!   fraction: a filtered fetch at a texel centre equals the expanded raw texel), gather picks
@@ -60,8 +68,11 @@
 //!
 //! # Cost
 //! `cargo run --release -p rendergen-gen -- synth texture_unit` (defaults: 16 lines,
-//! textures up to 1024², Yosys `synth -flatten`, generic cells; 3 min 19 s on this machine):
-//! **69,323 cells, 7,926 flip-flops**, longest combinational path 106 gate levels. The cache
+//! textures up to 1024², Yosys `synth -flatten`, generic cells; about 1 min 20 s of synthesis
+//! on this machine): **69,844 cells, 7,938 flip-flops**, longest combinational path 125 gate
+//! levels (before border colours and LOD clamps: 69,323 cells, 7,926 flip-flops, 106 levels;
+//! which stage holds the longer path was not measured; the λ clamp and base-level add
+//! lengthen `tex_lod`'s last stage). The cache
 //! RAMs are read combinationally, so their 4 × 16 × (32 + 24) bits are flip-flops here; the
 //! rest are the pipeline registers (the 16-word answer accumulator and answer register alone
 //! are 1,024), 8 float→fixed shifters, 4 squarers of 21 bits, 16 lerps of 17 × 9 bits and 12
@@ -79,6 +90,17 @@
 //! filtered words are 16-bit linear UNORM, so the core (or an adapter stage) converts them to
 //! binary32 (`v / 65535`, one multiply) before writing `d..d+3`; raw words are RGBA8 texels the
 //! convolution shader unpacks itself.
+//!
+//! # Non-power-of-two sizes (model only)
+//! The golden model specifies NPOT textures (`TexDesc::width`/`height`, padded power-of-two
+//! storage, level coordinate `floor(S · w_l / width)`, wrap modulo the level size); this unit
+//! still takes `desc_log2_*` only. What the RTL needs: the float→fixed converters of
+//! `tex_lod` multiply the mantissa by the width (24 × 11 bits) instead of shifting; the level
+//! coordinate scales by `w_l / width` (a per-level constant the descriptor could carry);
+//! repeat and mirror wrap modulo `w_l` (a conditional subtract when the coordinate is first
+//! reduced in the normalised domain; integer coordinates would need a range limit); and an
+//! odd level wrapped by repeat puts columns `w_l − 1` and 0 — both even — into one bank, so
+//! `tex_cache` needs a second look-up for such a footprint (the cache model refuses it today).
 //!
 //! # ASTC plan (not built)
 //! One footprint per clock needs four texels per clock. Two designs:
@@ -163,10 +185,18 @@ pub struct TexDescPort<T = Sig> {
     pub srgb: T,
     /// 4×4-tiled (else linear).
     pub tiled: T,
-    /// Wrap of x: 0 repeat, 1 clamp to edge, 2 mirrored repeat (2 bits).
+    /// Wrap of x: 0 repeat, 1 clamp to edge, 2 mirrored repeat, 3 clamp to border (2 bits).
     pub wrap_s: T,
     /// Wrap of y (2 bits).
     pub wrap_t: T,
+    /// Border colour of wrap 3: an RGBA8 texel in the texture's format (32 bits).
+    pub border: T,
+    /// Sampler's smallest λ, signed Q8.8 (16 bits).
+    pub min_lod: T,
+    /// Sampler's largest λ, signed Q8.8 (16 bits, ≥ `min_lod`).
+    pub max_lod: T,
+    /// Base level (4 bits; beyond `mips − 1` acts as `mips − 1`).
+    pub base_level: T,
 }
 
 impl TexDescPort<u32> {
@@ -181,6 +211,10 @@ impl TexDescPort<u32> {
             tiled: 1,
             wrap_s: 2,
             wrap_t: 2,
+            border: 32,
+            min_lod: 16,
+            max_lod: 16,
+            base_level: 4,
         }
     }
 }
@@ -404,8 +438,10 @@ pub struct FootOp<T = Sig> {
     pub x: Vec<T>,
     /// Rows `j0`, `j1` wrapped into the level.
     pub y: Vec<T>,
-    /// Positions `t00, t10, t01, t11` with a non-zero weight (4 bits).
+    /// Positions `t00, t10, t01, t11` with a non-zero weight that are not border (4 bits).
     pub need: T,
+    /// Positions outside the level in clamp-to-border mode (4 bits): the border colour.
+    pub border: T,
 }
 
 /// One footprint's texels after `tex_cache`.

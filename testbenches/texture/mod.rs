@@ -13,11 +13,12 @@
 use rendergen_hdl::Design;
 use rendergen_rtl::texture::{texture_unit_top, TexCfg};
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
+use rendergen_sim::models::texture::cache::{CacheCounts, TexCache};
 use rendergen_sim::models::texture::collective::{
     baseline_requests, broadcast, collective_requests, Broadcast, Kernel, Method,
 };
 use rendergen_sim::models::texture::{
-    expand, sample, select_levels, Counts, Filter, MipMode, Mode, Request, TexDesc, Wrap,
+    expand, footprint, sample, select_levels, Counts, Filter, MipMode, Mode, Request, TexDesc, Wrap,
 };
 use rendergen_sim::Simulator;
 use rendergen_testbenches::{agents_cycle, cosim_prefix};
@@ -125,6 +126,10 @@ fn poke_desc(sim: &mut Simulator, d: &TexDesc) {
         ("desc_tiled", d.tiled as u64),
         ("desc_wrap_s", d.wrap[0] as u64),
         ("desc_wrap_t", d.wrap[1] as u64),
+        ("desc_border", d.border as u64),
+        ("desc_min_lod", (d.min_lod & 0xFFFF) as u64),
+        ("desc_max_lod", (d.max_lod & 0xFFFF) as u64),
+        ("desc_base_level", d.base_level as u64),
         ("flush", 0),
     ];
     for (name, v) in vals {
@@ -146,9 +151,12 @@ fn run(
     let mem = memory();
     let mut want = Vec::new();
     let mut counts = Counts::default();
+    let mut cache = TexCache::new(small_cfg().cache_lines);
+    let mut cached = CacheCounts::default();
     for r in reqs {
         let (a, c, _) = sample(d, &mem, r);
         counts += c;
+        cached += cache.request(d, r);
         want.push(a);
     }
     let mut sim = Simulator::new(design).unwrap_or_else(|e| panic!("{e}"));
@@ -170,11 +178,15 @@ fn run(
         let o = sim.output(&format!("counters_{n}")).unwrap();
         sim.peek(o)
     });
+    // With flushes at random cycles the model cannot know the cache's state, but a flushed
+    // line only ever turns a hit into a fill: the RTL's hits are at most the model's, its
+    // fills at least the model's. Without flushes they are equal.
+    let flushed = p.flush > 0.0;
     let model = [
         counts.footprints,
         counts.texel_reads,
-        counters[2],
-        counters[3],
+        if flushed { counters[2] } else { cached.hits },
+        if flushed { counters[3] } else { cached.fills },
         counts.filter_active,
         counts.filter_idle,
     ];
@@ -182,7 +194,14 @@ fn run(
         counters, model,
         "counters (footprints, texel reads, hits, misses, filter active, idle)"
     );
-    assert!(counters[2] <= counters[0], "hits ≤ footprints");
+    assert!(
+        counters[2] <= cached.hits,
+        "hits ≤ the model's unflushed hits"
+    );
+    assert!(
+        counters[3] >= cached.fills,
+        "fills ≥ the model's unflushed fills"
+    );
     if cosim {
         cosim_prefix(design, &mut sim);
     }
@@ -287,10 +306,16 @@ fn tex(log2_w: u32, log2_h: u32, tiled: bool, srgb: bool, wrap: [Wrap; 2]) -> Te
         base: 40,
         log2_w,
         log2_h,
+        width: 1 << log2_w,
+        height: 1 << log2_h,
         mips: log2_w.max(log2_h) + 1,
         srgb,
         tiled,
         wrap,
+        border: 0x80FF_2000 | log2_w << 4 | log2_h,
+        min_lod: -32768,
+        max_lod: 32767,
+        base_level: 0,
     }
 }
 
@@ -352,20 +377,35 @@ fn random_request(rng: &mut Rng, d: &TexDesc, i: usize) -> Request {
 }
 
 /// Random requests on textures of every layout, format and wrap mode, under random gaps and
-/// back-pressure on `req`, `answer` and `mem_req`, and random memory latency; the first run is
+/// back-pressure on `req`, `answer` and `mem_req`, and random memory latency; the run on the
+/// sRGB texture with clamp-to-border columns, mirrored rows, a LOD clamp and a base level is
 /// co-simulated in iverilog and Verilator.
 #[test]
 fn random_traffic_matches_the_model() {
     let design = design();
     let seed = rendergen_sim::kit::seed_from_env_or(0x7E57);
     let mut rng = Rng::new(seed);
-    let textures = [
+    let mut textures = [
         tex(5, 4, false, false, [Wrap::Repeat, Wrap::Mirror]),
         tex(4, 6, true, true, [Wrap::Clamp, Wrap::Repeat]),
         tex(6, 6, true, false, [Wrap::Mirror, Wrap::Clamp]),
         tex(0, 3, false, true, [Wrap::Mirror, Wrap::Mirror]),
+        tex(3, 5, false, true, [Wrap::Border, Wrap::Mirror]),
+        tex(5, 2, true, false, [Wrap::Repeat, Wrap::Border]),
+        tex(4, 4, false, false, [Wrap::Border; 2]),
     ];
-    let mut cover = [0u32; 5];
+    // Sampler LOD clamps and base levels (λ clamped to [0.78, 3.5] above level 1, λ ≤ 1.2
+    // above level 2, λ ≥ 1 above level 0).
+    (
+        textures[1].min_lod,
+        textures[1].max_lod,
+        textures[1].base_level,
+    ) = (200, 896, 1);
+    (textures[2].max_lod, textures[2].base_level) = (300, 2);
+    textures[5].min_lod = 256;
+    // The co-simulated run: λ ≥ 0.5 above level 1.
+    (textures[4].min_lod, textures[4].base_level) = (128, 1);
+    let mut cover = [0u32; 6];
     for (n, d) in textures.iter().enumerate() {
         let reqs: Vec<Request> = (0..300).map(|i| random_request(&mut rng, d, i)).collect();
         // Coverage (over all textures): trilinear pairs, minified levels, modes, integers.
@@ -376,12 +416,24 @@ fn random_traffic_matches_the_model() {
             cover[2] += (r.mode == Mode::Raw) as u32;
             cover[3] += (r.mode == Mode::Gather) as u32;
             cover[4] += r.int_coords as u32;
+            for lane in 0..4 {
+                let (t, _, _) = footprint(d, r, lane, level);
+                cover[5] += t.iter().any(|t| t.border) as u32;
+            }
         }
-        run(&design, d, &reqs, ROUGH, seed + n as u64, n == 0);
+        // Odd textures without flushes: hit and fill counts exactly as the model's cache.
+        let p = match n % 2 {
+            0 => ROUGH,
+            _ => Pressure {
+                flush: 0.0,
+                ..ROUGH
+            },
+        };
+        run(&design, d, &reqs, p, seed + n as u64, n == 4);
     }
     assert!(
         cover.iter().all(|&c| c >= 40),
-        "coverage (trilinear, levels > 0, raw, gather, integer): {cover:?}"
+        "coverage (trilinear, levels > 0, raw, gather, integer, border): {cover:?}"
     );
 }
 
@@ -553,7 +605,7 @@ fn shifted_coordinates_mip_levels_and_borders() {
             memory()[d.texel_addr(level, 1, 3) as usize]
         );
     }
-    for wrap in [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror] {
+    for wrap in [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror, Wrap::Border] {
         let d = tex(4, 3, false, false, [wrap, wrap]);
         let mut reqs = Vec::new();
         for group in [(0, 0), (14, 6), (0, 6), (14, 0)] {
@@ -577,7 +629,13 @@ fn latency_and_throughput() {
     let footprints = out.counters[0];
     assert_eq!(footprints, 4 * n as u64);
     let rate = footprints as f64 / out.cycles as f64;
-    eprintln!("texture_unit: {footprints} footprints in {} cycles = {rate:.3} footprints/clock; {} misses", out.cycles, out.counters[3]);
+    eprintln!(
+        "texture_unit: {footprints} footprints in {} cycles = {rate:.3} footprints/clock; {} hits ({:.4} hit rate), {} fills",
+        out.cycles,
+        out.counters[2],
+        out.counters[2] as f64 / footprints as f64,
+        out.counters[3]
+    );
     // Beyond the warm-up (pipeline fill and the misses of the first quads) one per clock.
     assert!(
         out.cycles <= footprints + 100,
@@ -595,6 +653,60 @@ fn latency_and_throughput() {
         one.cycles
     );
     assert_eq!(one.cycles, LATENCY, "documented latency");
+}
+
+/// The cache's hit and fill counters on traffic whose counts are known by construction (16
+/// cache lines; raw footprints at even integer coordinates read one aligned 2×2 block each):
+/// an 8×8 patch (16 blocks, 16 distinct lines) read cold (16 fills), again (16 hits), then
+/// unaligned footprints inside it (4 blocks each, all present: hits), then the patch 8 texels
+/// to the right (same lines: 16 fills), then the first patch again (16 fills). The model's
+/// cache gives the same numbers (checked in `run`).
+#[test]
+fn cache_hits_and_fills_known_by_construction() {
+    let design = design();
+    let d = tex(5, 5, false, false, [Wrap::Repeat; 2]);
+    let patch = |x0: i32, y0: i32, step: i32| -> Vec<Request> {
+        let mut reqs = Vec::new();
+        let mut spots = Vec::new();
+        for by in 0..4 {
+            for bx in 0..4 {
+                spots.push((x0 + step * bx, y0 + step * by));
+            }
+        }
+        for quad in spots.chunks(4) {
+            let mut r = Request {
+                int_coords: true,
+                mode: Mode::Raw,
+                ..Request::default()
+            };
+            for (k, &(x, y)) in quad.iter().enumerate() {
+                r.coords[2 * k] = x as u32;
+                r.coords[2 * k + 1] = y as u32;
+            }
+            reqs.push(r);
+        }
+        reqs
+    };
+    let mut reqs = patch(0, 0, 2); // cold: 16 fills
+    reqs.extend(patch(0, 0, 2)); // warm: 16 hits
+    reqs.extend(&patch(1, 1, 1)[..2]); // unaligned inside the patch: 8 hits
+    reqs.extend(patch(8, 0, 2)); // the same 16 lines: 16 fills
+    reqs.extend(patch(0, 0, 2)); // evicted: 16 fills
+    for p in [
+        CALM,
+        Pressure {
+            flush: 0.0,
+            ..ROUGH
+        },
+    ] {
+        let out = run(&design, &d, &reqs, p, 0x0CAC4E, false);
+        let [footprints, _, hits, fills, _, _] = out.counters;
+        assert_eq!(
+            (footprints, hits, fills),
+            (72, 24, 48),
+            "footprints, hits, fills"
+        );
+    }
 }
 
 /// The emitted Verilog passes Verilator `-Wall`, Yosys `check -assert` and iverilog.

@@ -4,31 +4,45 @@
 //! cycle by cycle with other structure (a cache, four banks, a pipeline).
 //!
 //! # Semantics (every choice the sources leave open)
-//! * **Texture.** RGBA8 texels (R in bits 7:0, A in 31:24) in a word-addressed memory. Sizes
-//!   are powers of two, `2^log2_w × 2^log2_h`, 1 ..= 1024 per axis; `mips` levels
-//!   (1 ..= `max(log2_w, log2_h) + 1`), level `l` is `max(1, w >> l) × max(1, h >> l)`.
-//!   Levels are packed level 0 first from word `base`. **Layouts:** linear (row-major,
-//!   `x + y·w_l`) or 4×4-tiled (tiles row-major, `ceil(w_l/4)` per row, 16 words each, texels
-//!   row-major inside a tile); a tiled level takes `max(w_l,4)·max(h_l,4)` words.
+//! * **Texture.** RGBA8 texels (R in bits 7:0, A in 31:24) in a word-addressed memory.
+//!   `width × height`, 1 ..= 1024 per axis; level `l` is `w_l × h_l = max(1, width >> l) ×
+//!   max(1, height >> l)`; `mips` levels (1 ..= `max(log2_w, log2_h) + 1`). **Storage** is by
+//!   power-of-two pitch: level `l` is stored as a `2^(log2_w − l) × 2^(log2_h − l)` array
+//!   (`log2_w = ⌈log2 width⌉`), so a non-power-of-two (NPOT) texture is padded and every
+//!   address below is a power-of-two one. Levels are packed level 0 first from word `base`.
+//!   **Layouts** (with `W_l = 2^(log2_w − l)`): linear (row-major, `x + y·W_l`) or 4×4-tiled
+//!   (tiles row-major, `ceil(W_l/4)` per row, 16 words each, texels row-major inside a tile);
+//!   a tiled level takes `max(W_l,4)·max(H_l,4)` words. The RTL takes power-of-two sizes only
+//!   (`width = 2^log2_w`); NPOT is specified here first.
 //! * **Coordinates.** Float mode: lane `k`'s `(s, t)` are binary32 normalised coordinates;
-//!   `S = clamp_i32(floor(s · w · 2^16))` (NaN, ±0 and denormals give 0, D6), likewise `T`,
-//!   and the level-`l` coordinate is `S >> min(l, log2_w)` (Q16.16 texels of that level).
+//!   `S = clamp_i32(floor(s · width · 2^16))` (exact; NaN, ±0 and denormals give 0, D6),
+//!   likewise `T`, and the level-`l` coordinate is `floor(S · w_l / width)` (Q16.16 texels of
+//!   that level; `S >> min(l, log2_w)` for a power-of-two width, within 2^−16 texel of
+//!   Vulkan's `s · w_l` otherwise). Wrapping (below) is modulo `w_l`, `h_l`.
 //!   Integer mode: the lanes give signed 32-bit texel coordinates of the selected level.
 //! * **LOD** (Vulkan, scale factor from the larger derivative length, coarse derivatives of
 //!   the quad: x from lane 1 − lane 0, y from lane 2 − lane 0). Derivatives in 1/256 texel
 //!   (`(S_a − S_b) >> 8`, clamped to ±2^20), `P = max(dSx² + dTx², dSy² + dTy²)`;
 //!   `log2 P` in Q.8 as `256·(msb(P) − 16) + LOG2_LUT[next 7 bits]`, `λ = (log2 P >> 1) + bias`
 //!   (Q.8, bias = the request's `lod`); `P = 0` gives `λ = −65536 + bias`. Explicit LOD:
-//!   `λ = lod` (always in integer mode). Level clamp `q = mips − 1`.
+//!   `λ = lod` (always in integer mode). Then (not in integer mode) the sampler's clamp,
+//!   `λ = clamp(λ, min_lod, max_lod)` (Vulkan). Base level `b = min(base_level, mips − 1)`,
+//!   level clamp `q = mips − 1 − b`; every level below is relative to `b` (level `b + d` is
+//!   read).
 //! * **Mip selection.** Base: level 0. Nearest: `λ ≤ 0.5 → 0`, else `min(ceil(λ + 0.5) − 1, q)`.
 //!   Linear: `λ ≤ 0 → 0`; else `lo = floor(λ)`, `δ = frac(λ)` (8 bits); `lo ≥ q → q`; two
 //!   levels only when `lo < q` and `δ ≠ 0`. Raw and gather requests read one level (the
-//!   nearest-mip choice when the mode is linear). Integer mode: level `clamp(lod >> 8, 0, q)`.
+//!   nearest-mip choice when the mode is linear). Integer mode: level `clamp(lod >> 8, 0, q)`
+//!   (texelFetch: the sampler's LOD clamp does not apply, the base level does).
+//! * **Explicit gradients** (`textureGrad`) are not a request form: the request has no room
+//!   for four more binary32 operands; a shader computes λ from its gradients and passes it as
+//!   an explicit LOD.
 //! * **Footprint.** Linear filter, raw, gather: `i0 = floor(u − ½) + off_x`, `α = 8 bits of
 //!   frac(u − ½)` (truncated); nearest: `i0 = floor(u) + off_x`, `α = 0`; integer mode:
 //!   `i0 = x + off_x`, `α = 0`. `i1 = i0 + 1`; each wrapped per axis (repeat, clamp to edge,
-//!   mirrored repeat as Vulkan). Positions `t00 = (i0,j0)`, `t10 = (i1,j0)`, `t01 = (i0,j1)`,
-//!   `t11 = (i1,j1)`.
+//!   mirrored repeat as Vulkan, clamp to border: a texel outside the level is the
+//!   descriptor's border colour, an RGBA8 texel of the texture's format, and is not read).
+//!   Positions `t00 = (i0,j0)`, `t10 = (i1,j0)`, `t01 = (i0,j1)`, `t11 = (i1,j1)`.
 //! * **Filter** on channels expanded to 16 bits (UNORM `c·257`; sRGB RGB through
 //!   [`SRGB_TO_LINEAR16`], alpha `c·257`), 8-bit fractions, exact at zero fraction:
 //!   `lerp(a, b, f) = a + (((b − a)·f) >> 8)` (arithmetic shift); bilinear = lerp over x on both
@@ -40,9 +54,11 @@
 //!   rides along and [`collective::patch_position`] says where each raw texel sits in the
 //!   group's patch.
 //! * **Counts.** Footprints: one per lane in the mask and level read. Texel reads: the texels
-//!   with non-zero weight (raw and gather: 4; bilinear: 1 + (α≠0) + (β≠0) + (α≠0 ∧ β≠0)).
+//!   with non-zero weight (raw and gather: 4; bilinear: 1 + (α≠0) + (β≠0) + (α≠0 ∧ β≠0)) that
+//!   are not border.
 //!   Filter-active footprints (filtered mode) and filter-idle ones (raw, gather).
 
+pub mod cache;
 pub mod collective;
 
 /// Wrap mode of one axis (the RTL's 2-bit code is the discriminant).
@@ -54,6 +70,9 @@ pub enum Wrap {
     Clamp = 1,
     /// Mirrored repeat.
     Mirror = 2,
+    /// Clamp to border: a texel outside the level is the descriptor's border colour and is
+    /// not read.
+    Border = 3,
 }
 
 /// A texture descriptor.
@@ -61,10 +80,15 @@ pub enum Wrap {
 pub struct TexDesc {
     /// Word address of level 0's first texel.
     pub base: u32,
-    /// log2 of the level-0 width, 0 ..= 10.
+    /// log2 of the level-0 storage width, 0 ..= 10 (the row pitch: `⌈log2 width⌉`).
     pub log2_w: u32,
-    /// log2 of the level-0 height, 0 ..= 10.
+    /// log2 of the level-0 storage height, 0 ..= 10 (`⌈log2 height⌉`).
     pub log2_h: u32,
+    /// Level-0 width in texels, `2^(log2_w − 1) < width ≤ 2^log2_w` (`2^log2_w` for a
+    /// power-of-two texture; anything else is non-power-of-two, model only so far).
+    pub width: u32,
+    /// Level-0 height in texels, `2^(log2_h − 1) < height ≤ 2^log2_h`.
+    pub height: u32,
     /// Mip levels, 1 ..= max(log2_w, log2_h) + 1.
     pub mips: u32,
     /// sRGB (else UNORM).
@@ -73,6 +97,16 @@ pub struct TexDesc {
     pub tiled: bool,
     /// Wrap of x and y.
     pub wrap: [Wrap; 2],
+    /// Border colour ([`Wrap::Border`]): an RGBA8 texel in the texture's format (an sRGB
+    /// texture decodes its RGB like any texel's; a raw fetch returns it as stored).
+    pub border: u32,
+    /// Smallest λ (sampler `minLod`), signed Q8.8 (−32768 ..= 32767).
+    pub min_lod: i32,
+    /// Largest λ (sampler `maxLod`), signed Q8.8, ≥ `min_lod`.
+    pub max_lod: i32,
+    /// Base level (the view's `baseMipLevel`): level 0 of the sampling rules; values beyond
+    /// `mips − 1` act as `mips − 1`.
+    pub base_level: u32,
 }
 
 /// What a request asks for.
@@ -215,6 +249,9 @@ pub struct TexelRef {
     pub y: u32,
     /// Word address.
     pub addr: u32,
+    /// Outside the level with [`Wrap::Border`]: the border colour, not read (`x`, `y`,
+    /// `addr` are the clamped texel's).
+    pub border: bool,
 }
 
 /// `round(256 · log2(1 + i/128))`, the fraction of log2 from the 7 bits below the leading one.
@@ -241,6 +278,11 @@ impl TexDesc {
     /// log2 of level `l`'s width and height.
     pub fn level_log2(&self, l: u32) -> (u32, u32) {
         (self.log2_w.saturating_sub(l), self.log2_h.saturating_sub(l))
+    }
+
+    /// Width and height of level `l` in texels: `max(1, width >> l)`, `max(1, height >> l)`.
+    pub fn level_size(&self, l: u32) -> (u32, u32) {
+        ((self.width >> l).max(1), (self.height >> l).max(1))
     }
 
     /// Words level `l` takes.
@@ -274,20 +316,32 @@ impl TexDesc {
 
 /// `clamp_i32(floor(s · 2^(log2_size + 16)))`; NaN, zeros and denormals give 0.
 pub fn coord_fixed(bits: u32, log2_size: u32) -> i32 {
+    coord_fixed_size(bits, 1 << log2_size)
+}
+
+/// `clamp_i32(floor(s · size · 2^16))` (exact: a 24-bit mantissa times an 11-bit size);
+/// NaN, zeros and denormals give 0.
+pub fn coord_fixed_size(bits: u32, size: u32) -> i32 {
     let s = f32::from_bits(bits);
     if s.is_nan() || bits & 0x7F80_0000 == 0 {
         return 0;
     }
-    let v = (s as f64 * 2f64.powi(log2_size as i32 + 16)).floor();
+    let v = (s as f64 * size as f64 * 65536.0).floor();
     v.clamp(i32::MIN as f64, i32::MAX as f64) as i32
 }
 
-/// Wraps coordinate `i` into a level of size `2^log2_size`.
+/// Wraps coordinate `i` into a level of size `2^log2_size` ([`Wrap::Border`] clamps; see
+/// [`outside`]).
 pub fn wrap(i: i64, log2_size: u32, mode: Wrap) -> u32 {
-    let size = 1i64 << log2_size;
+    wrap_size(i, 1 << log2_size, mode)
+}
+
+/// Wraps coordinate `i` into a level of `size` texels (any size ≥ 1).
+pub fn wrap_size(i: i64, size: u32, mode: Wrap) -> u32 {
+    let size = size as i64;
     match mode {
         Wrap::Repeat => i.rem_euclid(size) as u32,
-        Wrap::Clamp => i.clamp(0, size - 1) as u32,
+        Wrap::Clamp | Wrap::Border => i.clamp(0, size - 1) as u32,
         Wrap::Mirror => {
             // Vulkan: (size − 1) − mirror((i mod 2·size) − size), mirror(a) = a ≥ 0 ? a : −(1 + a).
             let a = i.rem_euclid(2 * size) - size;
@@ -295,6 +349,16 @@ pub fn wrap(i: i64, log2_size: u32, mode: Wrap) -> u32 {
             (size - 1 - mirror) as u32
         }
     }
+}
+
+/// Coordinate `i` is outside a level of size `2^log2_size` in mode [`Wrap::Border`].
+pub fn outside(i: i64, log2_size: u32, mode: Wrap) -> bool {
+    outside_size(i, 1 << log2_size, mode)
+}
+
+/// Coordinate `i` is outside a level of `size` texels in mode [`Wrap::Border`].
+pub fn outside_size(i: i64, size: u32, mode: Wrap) -> bool {
+    mode == Wrap::Border && !(0..size as i64).contains(&i)
 }
 
 /// `a + (((b − a)·f) >> 8)`, exact at `f = 0`.
@@ -328,10 +392,10 @@ pub fn lod_q8(desc: &TexDesc, r: &Request) -> i32 {
         return r.lod;
     }
     let s: Vec<i64> = (0..4)
-        .map(|k| coord_fixed(r.coords[2 * k], desc.log2_w) as i64)
+        .map(|k| coord_fixed_size(r.coords[2 * k], desc.width) as i64)
         .collect();
     let t: Vec<i64> = (0..4)
-        .map(|k| coord_fixed(r.coords[2 * k + 1], desc.log2_h) as i64)
+        .map(|k| coord_fixed_size(r.coords[2 * k + 1], desc.height) as i64)
         .collect();
     let d = |a: i64, b: i64| ((a - b) >> 8).clamp(-(1 << 20), 1 << 20);
     let (dsx, dtx) = (d(s[1], s[0]), d(t[1], t[0]));
@@ -348,11 +412,18 @@ pub fn lod_q8(desc: &TexDesc, r: &Request) -> i32 {
 
 /// Levels to read: `(first, δ, two)`.
 pub fn select_levels(desc: &TexDesc, r: &Request) -> (u32, u32, bool) {
-    let q = desc.mips as i32 - 1;
+    let b = desc.base_level.min(desc.mips - 1);
+    let (lo, delta, two) = select_relative(desc, r, desc.mips as i32 - 1 - b as i32);
+    (b + lo, delta, two)
+}
+
+/// [`select_levels`] relative to the base level, `q` the largest relative level.
+fn select_relative(desc: &TexDesc, r: &Request, q: i32) -> (u32, u32, bool) {
     let lambda = lod_q8(desc, r);
     if r.int_coords {
         return ((lambda >> 8).clamp(0, q) as u32, 0, false);
     }
+    let lambda = lambda.clamp(desc.min_lod, desc.max_lod);
     let nearest = || match lambda <= 128 {
         true => 0,
         false => ((lambda + 127) >> 8).min(q) as u32,
@@ -378,13 +449,14 @@ pub fn select_levels(desc: &TexDesc, r: &Request) -> (u32, u32, bool) {
 
 /// One lane's footprint at level `l`: the four texels `t00, t10, t01, t11` and the fractions.
 pub fn footprint(desc: &TexDesc, r: &Request, lane: usize, l: u32) -> ([TexelRef; 4], u32, u32) {
-    let (lw, lh) = desc.level_log2(l);
+    let (lw, lh) = desc.level_size(l);
     let (ox, oy) = (r.offsets[lane].0 as i64, r.offsets[lane].1 as i64);
-    let axis = |coord: u32, log2_size: u32, log2_lvl: u32| -> (i64, u32) {
+    let axis = |coord: u32, size: u32, size_lvl: u32| -> (i64, u32) {
         if r.int_coords {
             return (coord as i32 as i64, 0);
         }
-        let u = (coord_fixed(coord, log2_size) as i64) >> (log2_size - log2_lvl);
+        // floor(S · size_l / size): `S >> l` for a power-of-two size.
+        let u = (coord_fixed_size(coord, size) as i64 * size_lvl as i64).div_euclid(size as i64);
         match (r.mode, r.filter) {
             (Mode::Filtered, Filter::Nearest) => (u >> 16, 0),
             _ => {
@@ -393,26 +465,35 @@ pub fn footprint(desc: &TexDesc, r: &Request, lane: usize, l: u32) -> ([TexelRef
             }
         }
     };
-    let (i0, fx) = axis(r.coords[2 * lane], desc.log2_w, lw);
-    let (j0, fy) = axis(r.coords[2 * lane + 1], desc.log2_h, lh);
-    let xs = [
-        wrap(i0 + ox, lw, desc.wrap[0]),
-        wrap(i0 + ox + 1, lw, desc.wrap[0]),
-    ];
-    let ys = [
-        wrap(j0 + oy, lh, desc.wrap[1]),
-        wrap(j0 + oy + 1, lh, desc.wrap[1]),
-    ];
+    let (i0, fx) = axis(r.coords[2 * lane], desc.width, lw);
+    let (j0, fy) = axis(r.coords[2 * lane + 1], desc.height, lh);
+    let cols = [i0 + ox, i0 + ox + 1];
+    let rows = [j0 + oy, j0 + oy + 1];
     let t = std::array::from_fn(|p| {
-        let (x, y) = (xs[p & 1], ys[p >> 1]);
+        let (i, j) = (cols[p & 1], rows[p >> 1]);
+        let (x, y) = (
+            wrap_size(i, lw, desc.wrap[0]),
+            wrap_size(j, lh, desc.wrap[1]),
+        );
         TexelRef {
             level: l,
             x,
             y,
             addr: desc.texel_addr(l, x, y),
+            border: outside_size(i, lw, desc.wrap[0]) || outside_size(j, lh, desc.wrap[1]),
         }
     });
     (t, fx, fy)
+}
+
+/// The positions `t00, t10, t01, t11` of footprint `t` with fractions `fx`, `fy` that are
+/// read: those with a non-zero weight (every one for raw and gather) that are not border.
+pub fn needed(r: &Request, t: &[TexelRef; 4], fx: u32, fy: u32) -> [bool; 4] {
+    let weighted = match r.mode {
+        Mode::Filtered => [true, fx != 0, fy != 0, fx != 0 && fy != 0],
+        _ => [true; 4],
+    };
+    std::array::from_fn(|p| weighted[p] && !t[p].border)
 }
 
 /// Answers request `r` from memory `mem` (word-addressed; addresses wrap modulo its length):
@@ -422,7 +503,10 @@ pub fn sample(desc: &TexDesc, mem: &[u32], r: &Request) -> (Answer, Counts, Vec<
     let mut words = [0u32; 16];
     let mut counts = Counts::default();
     let mut reads = Vec::new();
-    let fetch = |t: &TexelRef| mem[t.addr as usize % mem.len()];
+    let fetch = |t: &TexelRef| match t.border {
+        true => desc.border,
+        false => mem[t.addr as usize % mem.len()],
+    };
     for lane in 0..4 {
         if r.mask >> lane & 1 == 0 {
             continue;
@@ -433,12 +517,9 @@ pub fn sample(desc: &TexDesc, mem: &[u32], r: &Request) -> (Answer, Counts, Vec<
             let (t, fx, fy) = footprint(desc, r, lane, l);
             let raw: [u32; 4] = std::array::from_fn(|p| fetch(&t[p]));
             counts.footprints += 1;
-            let needed: [bool; 4] = match r.mode {
-                Mode::Filtered => [true, fx != 0, fy != 0, fx != 0 && fy != 0],
-                _ => [true; 4],
-            };
+            let need = needed(r, &t, fx, fy);
             for p in 0..4 {
-                if needed[p] {
+                if need[p] {
                     counts.texel_reads += 1;
                     reads.push(t[p]);
                 }

@@ -18,10 +18,16 @@ fn desc(log2_w: u32, log2_h: u32, tiled: bool, srgb: bool, wrap: [Wrap; 2]) -> T
         base: 16,
         log2_w,
         log2_h,
+        width: 1 << log2_w,
+        height: 1 << log2_h,
         mips: log2_w.max(log2_h) + 1,
         srgb,
         tiled,
         wrap,
+        border: 0xC0FF_EE42,
+        min_lod: -32768,
+        max_lod: 32767,
+        base_level: 0,
     }
 }
 
@@ -415,5 +421,238 @@ fn collective_fetch_from_mip_levels() {
         assert_eq!(ans[0].level, level);
         // lane 0's t00 is texel (1, 3) of the level
         assert_eq!(ans[0].words[0], mem[d.texel_addr(level, 1, 3) as usize]);
+    }
+}
+
+#[test]
+fn cache_blocks_of_one_footprint_never_share_a_line() {
+    // Every 2×2 footprint of every power-of-two level, wrapped, fits the cache at once.
+    for lines in [4, 16, 256] {
+        for (lw, lh) in [(0, 3), (1, 1), (4, 2), (6, 6)] {
+            let d = desc(lw, lh, false, false, [Wrap::Repeat; 2]);
+            for l in 0..d.mips {
+                let (w, h) = d.level_log2(l);
+                for y in 0..1i64 << h {
+                    for x in 0..1i64 << w {
+                        let t: [TexelRef; 4] = std::array::from_fn(|p| {
+                            let (xx, yy) = (
+                                wrap(x + (p & 1) as i64, w, Wrap::Repeat),
+                                wrap(y + (p >> 1) as i64, h, Wrap::Repeat),
+                            );
+                            TexelRef {
+                                level: l,
+                                x: xx,
+                                y: yy,
+                                addr: d.texel_addr(l, xx, yy),
+                                border: false,
+                            }
+                        });
+                        let mut c = cache::TexCache::new(lines);
+                        let cold = c.footprint(&t, [true; 4]);
+                        assert_eq!(cold.hits, 0);
+                        let warm = c.footprint(&t, [true; 4]);
+                        assert_eq!(
+                            (warm.hits, warm.fills),
+                            (1, 0),
+                            "{lines} lines, level {l} ({x}, {y})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn clamp_to_border_blends_the_border_colour_and_reads_nothing_outside() {
+    let mut d = desc(3, 2, false, false, [Wrap::Border, Wrap::Clamp]);
+    d.border = 0xFF00_80FF;
+    let mem = test_memory(1 << 10);
+    let at = |x: f32, y: f32| {
+        let mut r = Request {
+            mask: 1,
+            ..Request::default()
+        };
+        r.coords[0] = (x / 8.0).to_bits();
+        r.coords[1] = (y / 4.0).to_bits();
+        r
+    };
+    // Half-way between the last column (7) and the border column (8), on row 1's centre.
+    let (a, c, reads) = sample(&d, &mem, &at(8.0, 1.5));
+    assert_eq!(c.texel_reads, 1, "only the inside texel is read");
+    assert_eq!(reads[0].x, 7);
+    let inside = expand(mem[d.texel_addr(0, 7, 1) as usize], false);
+    let border = expand(d.border, false);
+    for ch in 0..4 {
+        // a + ((b − a)·128 >> 8), written out: the exact half-way lerp.
+        let want = inside[ch] as i64 + (((border[ch] as i64 - inside[ch] as i64) * 128) >> 8);
+        assert_eq!(a.words[ch] as i64, want, "channel {ch}");
+    }
+    // Wholly outside: raw answers four border texels, reads none; rows clamp to edge.
+    let mut raw = at(-3.0, 1.5);
+    raw.mode = Mode::Raw;
+    let (a, c, _) = sample(&d, &mem, &raw);
+    assert_eq!((c.texel_reads, &a.words[..4]), (0, &[d.border; 4][..]));
+    let mut below = at(2.5, 9.0);
+    below.mode = Mode::Raw;
+    let (a, c, _) = sample(&d, &mem, &below);
+    assert_eq!(c.texel_reads, 4, "rows clamp to edge, columns inside");
+    assert_eq!(a.words[0], mem[d.texel_addr(0, 2, 3) as usize]);
+    assert!(outside(-1, 3, Wrap::Border) && outside(8, 3, Wrap::Border));
+    assert!(!outside(7, 3, Wrap::Border) && !outside(-1, 3, Wrap::Clamp));
+}
+
+#[test]
+fn lod_clamps_and_base_level_follow_vulkan() {
+    let mut d = desc(4, 4, false, false, [Wrap::Repeat; 2]); // 5 levels
+    let at = |d: &TexDesc, lod: i32, mip: MipMode| {
+        let r = Request {
+            explicit_lod: true,
+            lod,
+            mip,
+            ..Request::default()
+        };
+        select_levels(d, &r)
+    };
+    d.min_lod = 256 + 128; // 1.5
+    d.max_lod = 3 * 256 + 64; // 3.25
+    assert_eq!(
+        at(&d, -700, MipMode::Linear),
+        (1, 128, true),
+        "raised to minLod"
+    );
+    assert_eq!(
+        at(&d, 0, MipMode::Nearest),
+        (1, 0, false),
+        "1.5 rounds down"
+    );
+    assert_eq!(
+        at(&d, 2 * 256 + 7, MipMode::Linear),
+        (2, 7, true),
+        "inside the clamp"
+    );
+    assert_eq!(
+        at(&d, 9000, MipMode::Linear),
+        (3, 64, true),
+        "lowered to maxLod"
+    );
+    assert_eq!(at(&d, 9000, MipMode::Nearest), (3, 0, false));
+    assert_eq!(
+        at(&d, 9000, MipMode::Base),
+        (0, 0, false),
+        "base mode ignores λ"
+    );
+    d.base_level = 2; // levels 2, 3, 4: q = 2
+    assert_eq!(at(&d, 9000, MipMode::Base), (2, 0, false));
+    assert_eq!(
+        at(&d, 0, MipMode::Linear),
+        (3, 128, true),
+        "1.5 above the base level"
+    );
+    assert_eq!(
+        at(&d, 9000, MipMode::Linear),
+        (4, 0, false),
+        "q is relative to the base"
+    );
+    d.base_level = 9; // beyond the chain: the last level
+    assert_eq!(at(&d, 0, MipMode::Linear), (4, 0, false));
+    // texelFetch: no sampler clamp, the base level applies.
+    let fetch = |d: &TexDesc, lod: i32| {
+        let r = Request {
+            int_coords: true,
+            lod,
+            ..Request::default()
+        };
+        select_levels(d, &r).0
+    };
+    d.base_level = 1;
+    assert_eq!(
+        (fetch(&d, 0), fetch(&d, 2 * 256), fetch(&d, 9 * 256)),
+        (1, 3, 4)
+    );
+}
+
+#[test]
+fn npot_wrap_modes_follow_vulkan() {
+    // size 5: repeat period 5, mirrored repeat period 10, clamp, border.
+    let r: Vec<u32> = (-6..=6).map(|i| wrap_size(i, 5, Wrap::Repeat)).collect();
+    assert_eq!(r, [4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1]);
+    let m: Vec<u32> = (-6..=11).map(|i| wrap_size(i, 5, Wrap::Mirror)).collect();
+    assert_eq!(m, [4, 4, 3, 2, 1, 0, 0, 1, 2, 3, 4, 4, 3, 2, 1, 0, 0, 1]);
+    let c: Vec<u32> = (-2..=6).map(|i| wrap_size(i, 5, Wrap::Clamp)).collect();
+    assert_eq!(c, [0, 0, 0, 1, 2, 3, 4, 4, 4]);
+    let b: Vec<bool> = (-1..=5).map(|i| outside_size(i, 5, Wrap::Border)).collect();
+    assert_eq!(b, [true, false, false, false, false, false, true]);
+    for size in [1, 2, 4, 8] {
+        for i in -20..20 {
+            for mode in [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror] {
+                assert_eq!(
+                    wrap_size(i, size, mode),
+                    wrap(i, size.trailing_zeros(), mode)
+                );
+            }
+        }
+    }
+}
+
+/// A 6×5 texture (stored 8×8, levels 6×5, 3×2, 1×1): a nearest fetch at every texel centre of
+/// every level, and at the same centre shifted by whole periods in each wrap mode, reads that
+/// texel; the quad's LOD scales with the NPOT width.
+#[test]
+fn npot_texels_at_centres_and_beyond_the_edge() {
+    let mem = test_memory(1 << 10);
+    for mode in [Wrap::Repeat, Wrap::Mirror, Wrap::Clamp] {
+        let mut d = desc(3, 3, false, false, [mode; 2]);
+        (d.width, d.height, d.mips) = (6, 5, 3);
+        for l in 0..3 {
+            let (w, h) = d.level_size(l);
+            for y in 0..h {
+                for x in 0..w {
+                    let shifts: &[i32] = match mode {
+                        Wrap::Repeat => &[0, 1, -2],
+                        Wrap::Mirror => &[0, 2, -2],
+                        _ => &[0],
+                    };
+                    for &k in shifts {
+                        let mut r = Request {
+                            explicit_lod: true,
+                            lod: 256 * l as i32,
+                            mip: MipMode::Nearest,
+                            filter: Filter::Nearest,
+                            mask: 1,
+                            ..Request::default()
+                        };
+                        r.coords[0] = ((x as f32 + 0.5) / w as f32 + k as f32).to_bits();
+                        r.coords[1] = ((y as f32 + 0.5) / h as f32 + k as f32).to_bits();
+                        let (a, _, reads) = sample(&d, &mem, &r);
+                        assert_eq!((reads[0].level, reads[0].x, reads[0].y), (l, x, y));
+                        let want = expand(mem[d.texel_addr(l, x, y) as usize], false);
+                        assert_eq!(a.words[..4], want, "{mode:?} level {l} ({x}, {y}) + {k}");
+                    }
+                }
+            }
+        }
+        // Clamped: far beyond the right edge reads the last column of the level.
+        let mut r = Request {
+            filter: Filter::Nearest,
+            mask: 1,
+            ..Request::default()
+        };
+        r.coords[0] = 7.0f32.to_bits();
+        let (_, _, reads) = sample(&d, &mem, &r);
+        if mode == Wrap::Clamp {
+            assert_eq!(reads[0].x, 5);
+        }
+        // LOD: one texel per pixel of the 6-wide level 0 → λ = 0; four → λ = 2.
+        for (step, want) in [(1.0, 0), (4.0, 512)] {
+            let mut q = Request::default();
+            for k in 0..4 {
+                let (a, b) = ((k & 1) as f32, (k >> 1) as f32);
+                q.coords[2 * k] = ((1.5 + a * step) / 6.0).to_bits();
+                q.coords[2 * k + 1] = ((1.5 + b * step) / 5.0).to_bits();
+            }
+            let lod = lod_q8(&d, &q);
+            assert!((lod - want).abs() <= 1, "step {step}: λ {lod}");
+        }
     }
 }
