@@ -26,7 +26,7 @@ use std::process::ExitCode;
     name = "rendergen",
     version,
     about,
-    after_help = "Environment:\n  RENDERGEN_CACHE_DIR  where Verilator, iverilog and compiled-simulator builds are cached\n                       (default: $XDG_CACHE_HOME/rendergen, else ~/.cache/rendergen)\n  RENDERGEN_PROGRESS   auto | always | never (as --progress)"
+    after_help = "Environment:\n  RENDERGEN_CACHE_DIR  where Verilator, iverilog and compiled-simulator builds are cached\n                       (default: $XDG_CACHE_HOME/rendergen, else ~/.cache/rendergen)\n  RENDERGEN_PROGRESS   auto | always | never (as --progress)\n  RENDERGEN_LINT_TIMEOUT  seconds each lint tool may run before it is killed (default 900)"
 )]
 struct Cli {
     #[command(subcommand)]

@@ -8,7 +8,19 @@ use std::fmt;
 use std::process::Command;
 use std::time::Duration;
 
-const TIMEOUT: Duration = Duration::from_secs(300);
+/// Environment variable: seconds each lint tool may run before it is killed (default
+/// [`DEFAULT_TIMEOUT_S`]). Yosys's `synth` of the whole PBRU takes minutes, more on a loaded
+/// machine.
+pub const TIMEOUT_ENV: &str = "RENDERGEN_LINT_TIMEOUT";
+
+/// Default of [`TIMEOUT_ENV`]: 15 minutes.
+pub const DEFAULT_TIMEOUT_S: u64 = 900;
+
+/// The time each lint tool may take: `$RENDERGEN_LINT_TIMEOUT` seconds, else the default.
+fn timeout() -> Duration {
+    let s = std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.trim().parse().ok());
+    Duration::from_secs(s.unwrap_or(DEFAULT_TIMEOUT_S))
+}
 
 /// What one tool said.
 #[derive(Clone, Debug)]
@@ -87,7 +99,7 @@ pub fn lint(design: &Design) -> Result<LintReport, ToolError> {
             .args(["--lint-only", "-Wall", "--top-module", &top])
             .args(&names),
         dir.path(),
-        TIMEOUT,
+        timeout(),
     )?;
     tools.push(output("verilator", v.code, &v.combined(), |l| {
         l.starts_with("%Warning") || l.starts_with("%Error")
@@ -100,7 +112,7 @@ pub fn lint(design: &Design) -> Result<LintReport, ToolError> {
     let y = run_tool(
         Command::new("yosys").args(["-q", "-p", &script]),
         dir.path(),
-        TIMEOUT,
+        timeout(),
     )?;
     tools.push(output("yosys", y.code, &y.combined(), |l| {
         let l = l.to_ascii_lowercase();
@@ -112,7 +124,7 @@ pub fn lint(design: &Design) -> Result<LintReport, ToolError> {
             .args(["-g2005", "-Wall", "-o", "/dev/null", "-s", &top])
             .args(&names),
         dir.path(),
-        TIMEOUT,
+        timeout(),
     )?;
     tools.push(output("iverilog", i.code, &i.combined(), |l| {
         !l.trim().is_empty()
