@@ -18,7 +18,9 @@ pub const DEFAULT_TIMEOUT_S: u64 = 900;
 
 /// The time each lint tool may take: `$RENDERGEN_LINT_TIMEOUT` seconds, else the default.
 fn timeout() -> Duration {
-    let s = std::env::var(TIMEOUT_ENV).ok().and_then(|v| v.trim().parse().ok());
+    let s = std::env::var(TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
     Duration::from_secs(s.unwrap_or(DEFAULT_TIMEOUT_S))
 }
 
