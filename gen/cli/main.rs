@@ -8,6 +8,7 @@ mod astc;
 mod demo;
 mod mtlx;
 mod pbru;
+mod render;
 mod shade;
 mod shader;
 mod vcd;
@@ -190,6 +191,9 @@ enum Command {
     /// (compiler/mtlx/ABI.md).
     #[command(subcommand)]
     Mtlx(mtlx::MtlxCommand),
+    /// Render a scene (JSON: gen/render/scenes/) through the PBRU: the SM and intersection in
+    /// Rust, every material program on the engine (rtl, model) or the f64 reference.
+    Render(render::RenderArgs),
     /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
@@ -553,6 +557,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Disasm(a) => pbru::disasm(a),
         Command::Shader(c) => shader::run(c),
         Command::Mtlx(c) => mtlx::run(c),
+        Command::Render(a) => render::run(a),
         Command::Sim(c) => pbru::sim(c),
         Command::Shade(c) => shade::run(c),
     }

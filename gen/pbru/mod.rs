@@ -203,7 +203,7 @@ fn measure(system: &mut System, sim: &mut Simulator) -> Result<Outcome, TbError>
 
 /// The report's name of an instance: its type (`astc_a`) when the type has one instance, else
 /// the instance name (`astc_a0`, …).
-fn instance_key(name: String, cfg: &PbruCfg) -> String {
+pub fn instance_key(name: String, cfg: &PbruCfg) -> String {
     let count = |kind| cfg.pipes.iter().filter(|p| p.kind == kind).count();
     let kind = (cfg.pipes.iter()).find(|p| {
         name.strip_prefix(p.kind.name())

@@ -266,7 +266,7 @@ fn cosimulation_in_iverilog_and_verilator() {
     cosim_both(&design, &trace).unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// Verilator `-Wall`, Yosys `synth` + `check`, iverilog. The shallow variant emits the same
+/// Verilator `-Wall`, Yosys `prep` + `check`, iverilog. The shallow variant emits the same
 /// logic with fewer registers; linting it too would double the Yosys time (about 10 s).
 #[test]
 fn emitted_verilog_is_lint_clean() {

@@ -134,7 +134,7 @@ fn cosimulation_in_iverilog_and_verilator() {
     cosim_both(&bench.design, &trace).unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// Verilator `-Wall`, Yosys `synth` + `check`, iverilog on the emitted Verilog.
+/// Verilator `-Wall`, Yosys `prep` + `check`, iverilog on the emitted Verilog.
 #[test]
 fn emitted_verilog_is_lint_clean() {
     let bench = Bench::new(full_cfg());

@@ -178,7 +178,7 @@ fn transc_rejects_bad_tag_width() {
     super::assert_rejects_bad_tag_widths(fp_transc_top);
 }
 
-/// Verilator `-Wall`, Yosys `synth` + `check`, iverilog on the emitted Verilog.
+/// Verilator `-Wall`, Yosys `prep` + `check`, iverilog on the emitted Verilog.
 #[test]
 fn transc_lint_clean() {
     let design = fp_transc_top(&FpCfg::default()).unwrap();

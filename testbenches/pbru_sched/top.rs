@@ -134,7 +134,7 @@ fn pbru_top_cosimulation() {
     cosim_both(&design, &trace).unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// Verilator `-Wall`, Yosys `synth` + `check`, iverilog on the smallest top (one core with one
+/// Verilator `-Wall`, Yosys `prep` + `check`, iverilog on the smallest top (one core with one
 /// slot, one test pipeline, two-line caches: the same generators as any larger build).
 #[test]
 fn pbru_top_is_lint_clean() {
