@@ -1,23 +1,12 @@
 //! The `rendergen` binary as a user runs it: exit codes, bounds on input, progress, faults.
 
-use std::process::{Command, Output};
+mod common;
+use common::{rendergen, scratch_path, stderr};
 
-fn rendergen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rendergen"))
-        .args(args)
-        .env_remove("RENDERGEN_PROGRESS")
-        .output()
-        .expect("the rendergen binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use std::process::Command;
 
 fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rendergen-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+    scratch_path("cli", name)
 }
 
 /// `bench --cycles 2^64-1` used to run silently for ever: the count is bounded, the message

@@ -2,16 +2,11 @@
 //! model's (byte-identical where both are exact), the renderer in `--json`, and the clear
 //! errors for what GL cannot run.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+use common::rendergen;
 
-fn rendergen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rendergen"))
-        .args(args)
-        .env_remove("RENDERGEN_PROGRESS")
-        .output()
-        .expect("the rendergen binary runs")
-}
+use std::path::PathBuf;
+use std::process::Output;
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()

@@ -1,30 +1,13 @@
 //! `rendergen mtlx compile` as a user runs it: the container and its default path, `--asm`,
 //! `--material`, and errors with their exit code and line.
 
+mod common;
+use common::{rendergen, scratch_path, stderr, stdout};
+
 use rendergen_mtlx_compiler::Container;
-use std::path::PathBuf;
-use std::process::{Command, Output};
 
-fn rendergen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rendergen"))
-        .args(args)
-        .env_remove("RENDERGEN_PROGRESS")
-        .output()
-        .expect("the rendergen binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rendergen-mtlx-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn scratch(name: &str) -> std::path::PathBuf {
+    scratch_path("mtlx-cli", name)
 }
 
 fn example(name: &str) -> String {

@@ -3,10 +3,12 @@
 //! example material), the comparison notices a wrong material, and bad scene files are errors
 //! naming the field and leave no output.
 
+mod common;
+use common::rendergen;
+
 use rendergen_gen::render::{render, EngineKind, RenderOptions, Rendered, Scene};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 fn scenes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("render/scenes")
@@ -164,14 +166,6 @@ fn camera_conventions() {
     let cos = rendergen_gen::render::math::dot(top, bottom);
     assert!((cos.acos().to_degrees() - c.fov).abs() < 1e-9);
     assert!(s.camera_ray(0.0, 16.0).1[0] < s.camera_ray(48.0, 16.0).1[0]);
-}
-
-fn rendergen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rendergen"))
-        .args(args)
-        .env_remove("RENDERGEN_PROGRESS")
-        .output()
-        .expect("the rendergen binary runs")
 }
 
 #[test]

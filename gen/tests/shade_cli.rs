@@ -2,31 +2,16 @@
 //! hundred rows, the f64 reference is within issue 11's bound of both, every input error is a
 //! message with its place (exit 2) and no output file.
 
+mod common;
+use common::{rendergen, scratch_path, stderr, stdout};
+
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::pbru::shading_ref::within_bound;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
-fn rendergen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rendergen"))
-        .args(args)
-        .env_remove("RENDERGEN_PROGRESS")
-        .output()
-        .expect("the rendergen binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rendergen-shade-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+fn scratch(name: &str) -> std::path::PathBuf {
+    scratch_path("shade-cli", name)
 }
 
 /// A decimal of `[lo, hi]` with up to five fraction digits.

@@ -1,24 +1,10 @@
 //! `rendergen shader compile` and `rendergen shader run` as a user runs them: outputs, the
 //! default output path, statistics, and every error with its exit code and message.
 
+mod common;
+use common::{rendergen, stderr, stdout};
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn rendergen(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rendergen"))
-        .args(args)
-        .env_remove("RENDERGEN_PROGRESS")
-        .output()
-        .expect("the rendergen binary runs")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
 
 fn scratch(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rendergen-shader-cli-{}", std::process::id()));
