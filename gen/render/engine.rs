@@ -10,7 +10,8 @@ use rendergen_mtlx_compiler::{abi, compile_file, Compiled, Options};
 use rendergen_rtl::pbru::ports::PbruCfg;
 use rendergen_sim::agents::pbru::SmLoad;
 use rendergen_sim::agents::pbru::{default_watchdog, RayMode, System, SystemCfg};
-use rendergen_sim::models::pbru::{run, FinalRay, Memory, Ray};
+use rendergen_sim::models::pbru::shading::CelTable;
+use rendergen_sim::models::pbru::{run_with, FinalRay, Memory, PipeSetup, Ray};
 use rendergen_sim::{Eval, Simulator};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -127,12 +128,13 @@ pub struct Engine {
     loaded: Vec<Loaded>,
     mem: Memory,
     rtl: Option<(Simulator, PbruCfg)>,
+    /// The cel table the materials' set-up writes (the reset table if none has a cel lobe).
+    cel: CelTable,
+    /// The first material with a cel lobe.
+    cel_from: Option<String>,
     /// Statistics so far.
     pub stats: EngineStats,
 }
-
-/// The engine's reset cel table (ISA.md), which the interpreter always uses.
-const RESET_CEL: [f64; 7] = [0.0, 0.3, 0.7, 0.0, 0.3, 0.7, 1.0];
 
 impl Engine {
     /// Loads the materials (`paths`, by index) for `kind`: compiled with the MaterialX
@@ -150,6 +152,8 @@ impl Engine {
             loaded: Vec::new(),
             mem: Memory::new(),
             rtl: None,
+            cel: CelTable::default(),
+            cel_from: None,
             stats: EngineStats::default(),
         };
         let mut next_block = TEXTURE_BLOCK;
@@ -162,19 +166,16 @@ impl Engine {
                 continue;
             }
             let c = compile_file(path, &Options::default()).map_err(|x| at(x.to_string()))?;
-            if !c.setup.is_empty() {
-                let table: Vec<u32> = c.setup.iter().map(|r| r.arg).collect();
-                let reset: Vec<u32> = RESET_CEL
-                    .iter()
-                    .map(|x| rendergen_mtlx_compiler::codegen::q16(*x) as u32)
-                    .collect();
-                if table != reset {
-                    return Err(at(
-                        "its cel band table is not the engine's reset table; the renderer \
-                         does not yet send set-up requests (and the interpreter knows only the \
-                         reset table)"
-                            .into(),
-                    ));
+            if let Some(table) = cel_table(&c).map_err(at)? {
+                match &e.cel_from {
+                    Some(first) if table != e.cel => {
+                        return Err(at(format!(
+                            "its cel band table differs from material `{first}`'s; the engine \
+                             has one cel table (every cel instance holds the one the SM \
+                             wrote), so the materials of a scene must agree on it"
+                        )))
+                    }
+                    _ => (e.cel, e.cel_from) = (table, Some(name.clone())),
                 }
             }
             let base = PROGRAM_BASE + i as u32 * PROGRAM_STRIDE;
@@ -230,7 +231,11 @@ impl Engine {
         let finals: Vec<FinalRay> = if self.kind == EngineKind::Model {
             (rays.iter())
                 .map(|r| {
-                    run(&self.mem, r, 32).map_err(|e| {
+                    let setup = PipeSetup {
+                        cel: self.cel,
+                        ..PipeSetup::default()
+                    };
+                    run_with(&self.mem, r, 32, &setup).map_err(|e| {
                         format!("the interpreter has no answer for ray {}: {e:?}", r.ray_id)
                     })
                 })
@@ -327,10 +332,12 @@ impl Engine {
                 pipes: cfg.pipes.iter().map(|p| p.kind).collect(),
                 fixtures: cfg.fixture_kinds(),
                 hang_cycles: default_watchdog(4, 0),
+                cel: self.cel,
                 ..SystemCfg::default()
             };
             let mut system =
                 System::new(sim, self.mem.clone(), &sys_cfg).map_err(|e| e.to_string())?;
+            system.program_cel(sim).map_err(|e| e.to_string())?;
             for &i in idx {
                 system
                     .send(&rays[i], RayMode::Address, 0)
@@ -382,4 +389,24 @@ impl Engine {
             .map(|(f, r)| f.ok_or_else(|| format!("ray {} never finished", r.ray_id)))
             .collect()
     }
+}
+
+/// The cel table a compiled material's set-up writes (its seven `CEL` SM requests, ISA.md),
+/// or `None` when it has no cel lobe.
+fn cel_table(c: &Compiled) -> Result<Option<CelTable>, String> {
+    if c.setup.is_empty() {
+        return Ok(None);
+    }
+    let mut t = CelTable::default();
+    for r in &c.setup {
+        let e = (r.imm & 0x7F) as usize;
+        if r.opcode != rendergen_isa::Opcode::Cel as u8 || r.imm & 0x80 == 0 || e >= t.0.len() {
+            return Err(format!(
+                "its set-up has a request the renderer does not know (opcode {:#04x}, immediate {:#04x}); only cel table writes are sent",
+                r.opcode, r.imm
+            ));
+        }
+        t.0[e] = r.arg;
+    }
+    Ok(Some(t))
 }

@@ -266,3 +266,81 @@ fn bad_scenes_are_errors_naming_the_field_and_write_nothing() {
         }
     }
 }
+
+/// A `cel_bsdf` material with its own band table, written to a scratch file.
+fn custom_cel(name: &str, t: [f64; 3], v: [f64; 4]) -> PathBuf {
+    let path = common::scratch_path("render-cel", &format!("{name}.mtlx"));
+    let text = format!(
+        r#"<?xml version="1.0"?>
+<materialx version="1.39">
+  <cel_bsdf name="toon" type="BSDF">
+    <input name="color" type="color3" value="0.8, 0.5, 0.2" />
+    <input name="threshold1" type="float" value="{}" />
+    <input name="threshold2" type="float" value="{}" />
+    <input name="threshold3" type="float" value="{}" />
+    <input name="value0" type="float" value="{}" />
+    <input name="value1" type="float" value="{}" />
+    <input name="value2" type="float" value="{}" />
+    <input name="value3" type="float" value="{}" />
+  </cel_bsdf>
+  <surface name="surface" type="surfaceshader">
+    <input name="bsdf" type="BSDF" nodename="toon" />
+  </surface>
+  <surfacematerial name="M_{name}" type="material">
+    <input name="surfaceshader" type="surfaceshader" nodename="surface" />
+  </surfacematerial>
+</materialx>
+"#,
+        t[0], t[1], t[2], v[0], v[1], v[2], v[3]
+    );
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn a_cel_material_with_its_own_band_table_is_programmed_into_the_engine() {
+    let path = custom_cel("cel_custom", [0.15, 0.45, 0.85], [0.1, 0.35, 0.6, 0.95]);
+    let mut v = only("toon");
+    v["materials"]["toon"] = path.display().to_string().into();
+    v["width"] = 10.into();
+    v["height"] = 6.into();
+    let s = scene(&v);
+    // The RTL gets the table by seven SM requests before the rays (each answer checked); the
+    // interpreter computes with it; the f64 reference reads it from the document.
+    let rtl = run(&s, EngineKind::Rtl, 1, 1);
+    let model = run(&s, EngineKind::Model, 1, 1);
+    assert_eq!(
+        rtl.engine.mismatches, 0,
+        "{:?}",
+        rtl.engine.mismatch_details
+    );
+    assert_eq!(rtl.pixels, model.pixels);
+    let p = rtl.psnr(&run(&s, EngineKind::F64, 1, 1));
+    assert!(p >= 40.0, "PSNR(rtl, f64) = {p:.1} dB");
+    // The table is used: the reset table gives another image.
+    let mut w = only("toon");
+    w["width"] = 10.into();
+    w["height"] = 6.into();
+    let reset = run(&scene(&w), EngineKind::Model, 1, 1);
+    let p = model.psnr(&reset);
+    assert!(p < 30.0, "custom vs reset table: {p:.1} dB");
+
+    // Two cel tables in one scene: the engine has one.
+    let other = custom_cel("cel_other", [0.2, 0.5, 0.8], [0.0, 0.5, 0.75, 1.0]);
+    v["materials"]["second"] = other.display().to_string().into();
+    v["spheres"][0]["material"] = "second".into();
+    let s = scene(&v);
+    for engine in [EngineKind::Rtl, EngineKind::Model] {
+        let o = RenderOptions {
+            engine,
+            ..RenderOptions::default()
+        };
+        let Err(e) = render(&s, &o) else {
+            panic!("{engine:?}: two cel tables are accepted");
+        };
+        assert!(
+            e.contains("cel band table differs") && e.contains("`second`") && e.contains("`toon`"),
+            "{e}"
+        );
+    }
+}

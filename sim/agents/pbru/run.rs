@@ -5,8 +5,11 @@
 use super::{L1Cfg, RayMode, Returned, SmLoad, SmPipes, SmRays, Ttu, L1};
 use crate::engine::{OutputId, Simulator};
 use crate::kit::TbError;
-use crate::models::pbru::{golden_with, passes_through_with, FinalRay, Memory, NoAnswer, Ray};
-use rendergen_isa::{PipeKind, RayError, Reason};
+use crate::models::pbru::shading::CelTable;
+use crate::models::pbru::{
+    golden_with, passes_through_with, FinalRay, Memory, NoAnswer, PipeSetup, Ray,
+};
+use rendergen_isa::{Opcode, PipeKind, RayError, Reason};
 use std::collections::{BTreeMap, HashMap};
 
 /// Parameters of the system around the engine.
@@ -23,6 +26,9 @@ pub struct SystemCfg {
     /// Pipe kinds whose instances hold the test fixture instead of their units (the golden
     /// models compute the fixture for them; `PbruCfg::fixture_kinds`).
     pub fixtures: Vec<PipeKind>,
+    /// The cel table [`System::program_cel`] writes into every cel instance (and the golden
+    /// models use); the reset table needs no writes.
+    pub cel: CelTable,
     /// Probability of an idle cycle between rays the SM sends.
     pub ray_gap: f64,
     /// Probability of back-pressure on the ray outputs.
@@ -40,6 +46,7 @@ impl Default for SystemCfg {
             sm_load: SmLoad::default(),
             pipes: PipeKind::ALL.to_vec(),
             fixtures: Vec::new(),
+            cel: CelTable::default(),
             ray_gap: 0.0,
             out_stall: 0.0,
             hang_cycles: 20_000,
@@ -115,13 +122,17 @@ pub struct System {
     perf: Vec<(String, [OutputId; 3])>,
     report: Report,
     hang_cycles: u64,
-    fixtures: Vec<PipeKind>,
+    setup: PipeSetup,
 }
 
 impl System {
     /// Resolves every agent's ports on `sim` (a `pbru` top) with `mem` behind the L1.
     pub fn new(sim: &Simulator, mem: Memory, cfg: &SystemCfg) -> Result<System, TbError> {
         let s = cfg.seed;
+        let setup = PipeSetup {
+            fixtures: cfg.fixtures.clone(),
+            cel: cfg.cel,
+        };
         let mut perf = Vec::new();
         for p in sim.outputs() {
             if let Some(name) =
@@ -137,7 +148,7 @@ impl System {
         Ok(System {
             sm: SmRays::new(sim, s, cfg.ray_gap, cfg.out_stall)?,
             sm_pipes: SmPipes::new(sim, cfg.pipes.clone(), cfg.sm_load.clone(), s ^ 0x1234)?
-                .with_fixtures(&cfg.fixtures),
+                .with_setup(&setup),
             ttu: Ttu::new(sim, s ^ 0x77, cfg.out_stall)?,
             l1: L1::new(sim, mem, cfg.l1.clone(), s ^ 0x99)?,
             expected: HashMap::new(),
@@ -146,8 +157,52 @@ impl System {
             perf,
             report: Report::default(),
             hang_cycles: cfg.hang_cycles,
-            fixtures: cfg.fixtures.clone(),
+            setup,
         })
+    }
+
+    /// Writes [`SystemCfg::cel`] into every cel instance by direct SM requests (`CEL` with
+    /// immediate `0x80 | e`, ISA.md), each checked, and runs the clock until all are answered:
+    /// call it before the first [`send`](Self::send), so that no ray reads the table before
+    /// it is written. Nothing is sent for the reset table.
+    pub fn program_cel(&mut self, sim: &mut Simulator) -> Result<(), TbError> {
+        if self.setup.cel == CelTable::default() {
+            return Ok(());
+        }
+        let cels = (self.sm_pipes.pipes().iter().enumerate())
+            .filter(|(_, k)| **k == PipeKind::Cel)
+            .map(|(i, _)| i as u32)
+            .collect::<Vec<_>>();
+        if cels.is_empty() {
+            return Err(TbError::new(
+                "a cel table to program, but the engine has no cel pipeline instance",
+            ));
+        }
+        for pipe in cels {
+            for (e, &word) in self.setup.cel.0.iter().enumerate() {
+                (self.sm_pipes).queue(
+                    pipe,
+                    Opcode::Cel,
+                    0x80 | e as u32,
+                    vec![word],
+                    vec![word],
+                )?;
+            }
+        }
+        let mut idle = 0;
+        while self.sm_pipes.outstanding() > 0 {
+            let before = self.sm_pipes.matched + self.sm_pipes.mismatch_count;
+            self.cycle(sim)?;
+            let after = self.sm_pipes.matched + self.sm_pipes.mismatch_count;
+            idle = if after == before { idle + 1 } else { 0 };
+            if idle > self.hang_cycles {
+                return Err(TbError::new(format!(
+                    "hung programming the cel table: {} SM requests unanswered after {idle} cycles",
+                    self.sm_pipes.outstanding()
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// Queues a ray from the SM (its id must be unique in the run) and computes its golden end
@@ -159,7 +214,7 @@ impl System {
         let depth = self.sm.input.stack_depth();
         self.expected.insert(
             ray.ray_id,
-            golden_with(&self.l1.mem, ray, depth, &self.fixtures),
+            golden_with(&self.l1.mem, ray, depth, &self.setup),
         );
         self.entered.insert(ray.ray_id, ray.clone());
         self.report.rays_in += 1;
@@ -183,8 +238,8 @@ impl System {
         let Some(from) = self.entered.get(&id) else {
             return self.mismatch(format!("ray {id} parked but was never sent"));
         };
-        let (mem, fixtures) = (&self.l1.mem, &self.fixtures);
-        let on_path = passes_through_with(mem, from, depth, parked.pc(), &parked.stack, fixtures);
+        let (mem, setup) = (&self.l1.mem, &self.setup);
+        let on_path = passes_through_with(mem, from, depth, parked.pc(), &parked.stack, setup);
         if !on_path {
             let m = format!(
                 "ray {id} parked off the interpreter's path: {parked:?}, entered as {from:?}"
@@ -192,10 +247,8 @@ impl System {
             self.mismatch(m);
         }
         let resumed = parked.resumed();
-        self.expected.insert(
-            id,
-            golden_with(&self.l1.mem, &resumed, depth, &self.fixtures),
-        );
+        self.expected
+            .insert(id, golden_with(&self.l1.mem, &resumed, depth, &self.setup));
         self.entered.insert(id, resumed);
     }
 

@@ -4,7 +4,8 @@
 
 use crate::engine::Simulator;
 use crate::kit::{Rng, StreamSink, StreamSource, TbError};
-use crate::models::pbru::pipes::{shade, test_pipeline, tex_a, tex_dp_block};
+use crate::models::pbru::pipes::{shade, test_pipeline, tex_a, tex_dp_block, PipeSetup};
+use crate::models::pbru::shading::cel;
 use crate::models::texture_address::FOOTPRINTS;
 use rendergen_hdl::Bits;
 use rendergen_isa::{Class, Opcode, PipeKind};
@@ -53,8 +54,8 @@ struct Port {
 pub struct SmPipes {
     ports: Vec<Port>,
     pipes: Vec<PipeKind>,
-    /// Kinds whose instances hold the test fixture.
-    fixtures: Vec<PipeKind>,
+    /// Test fixtures and the cel table of the engine (for the expected results).
+    setup: PipeSetup,
     load: SmLoad,
     rng: Rng,
     now: u64,
@@ -106,7 +107,7 @@ impl SmPipes {
         Ok(SmPipes {
             ports,
             pipes,
-            fixtures: Vec::new(),
+            setup: PipeSetup::default(),
             load,
             rng: Rng::new(seed ^ 0x5A5A),
             now: 0,
@@ -118,9 +119,65 @@ impl SmPipes {
 
     /// The same agent for an engine whose instances of the kinds in `fixtures` hold the test
     /// fixture (their answers are checked against it).
-    pub fn with_fixtures(mut self, fixtures: &[PipeKind]) -> SmPipes {
-        self.fixtures = fixtures.to_vec();
+    pub fn with_fixtures(self, fixtures: &[PipeKind]) -> SmPipes {
+        self.with_setup(&PipeSetup::with_fixtures(fixtures))
+    }
+
+    /// The same agent for an engine set up as `setup` says (test fixtures, cel table).
+    pub fn with_setup(mut self, setup: &PipeSetup) -> SmPipes {
+        self.setup = setup.clone();
         self
+    }
+
+    /// The engine's pipeline instances, in order.
+    pub fn pipes(&self) -> &[PipeKind] {
+        &self.pipes
+    }
+
+    /// Queues one request on SM port 0 to instance `pipe`: `op` with immediate `imm` and
+    /// arguments `args` (`[0]` pushed first), whose result words must equal `expected`.
+    pub fn queue(
+        &mut self,
+        pipe: u32,
+        op: Opcode,
+        imm: u32,
+        args: Vec<u32>,
+        expected: Vec<u32>,
+    ) -> Result<(), TbError> {
+        if pipe as usize >= self.pipes.len() {
+            return Err(TbError::new(format!(
+                "SM request to pipe {pipe}; the engine has {} instances",
+                self.pipes.len()
+            )));
+        }
+        let Some(port) = self.ports.first_mut() else {
+            return Err(TbError::new("the engine has no SM request port (sm0_req)"));
+        };
+        Self::push(port, pipe, op, imm, args, expected)
+    }
+
+    /// Queues a request on `port`, expecting `out` from instance `pipe`.
+    fn push(
+        port: &mut Port,
+        pipe: u32,
+        op: Opcode,
+        imm: u32,
+        args: Vec<u32>,
+        out: Vec<u32>,
+    ) -> Result<(), TbError> {
+        let tag = port.next_tag & 0xFFFF;
+        port.next_tag += 1;
+        port.issued += 1;
+        let what = format!("{} imm {imm} args {args:x?}", op.mnemonic());
+        port.expected.insert(tag, (pipe, out, what));
+        let item = port.req_names.iter().map(|n| match n.as_str() {
+            "pipe" => Bits::from_u64(pipe as u64, 64),
+            "op" => Bits::from_u64(op as u64, 64),
+            "imm" => Bits::from_u64(imm as u64, 64),
+            "tag" => Bits::from_u64(tag, 64),
+            _ => pack(&args, 32 * args.len() as u32),
+        });
+        port.req.send_bits(item.collect())
     }
 
     /// Issues no further requests.
@@ -183,10 +240,13 @@ impl SmPipes {
             }
             _ => {
                 let a: Vec<u32> = (0..op.pops()).map(|_| r.next_u64() as u32).collect();
-                let fixture = self.fixtures.contains(&kind);
-                let out = match shade(op, &a) {
-                    Some(out) if !fixture => out,
-                    _ => test_pipeline(&a, 0, op.pushes()),
+                let out = if op == Opcode::Cel && !self.setup.fixtures.contains(&kind) {
+                    vec![cel(&a, &self.setup.cel)]
+                } else {
+                    match shade(op, &a) {
+                        Some(out) if !self.setup.fixtures.contains(&kind) => out,
+                        _ => test_pipeline(&a, 0, op.pushes()),
+                    }
                 };
                 (op, 0, a, out)
             }
@@ -209,20 +269,7 @@ impl SmPipes {
             };
             let pipe = targets[self.rng.below(targets.len() as u64) as usize];
             let (op, imm, args, out) = self.request(pipe);
-            let port = &mut self.ports[k];
-            let tag = port.next_tag & 0xFFFF;
-            port.next_tag += 1;
-            port.issued += 1;
-            let what = format!("{} imm {imm} args {args:x?}", op.mnemonic());
-            port.expected.insert(tag, (pipe, out, what));
-            let item = port.req_names.iter().map(|n| match n.as_str() {
-                "pipe" => Bits::from_u64(pipe as u64, 64),
-                "op" => Bits::from_u64(op as u64, 64),
-                "imm" => Bits::from_u64(imm as u64, 64),
-                "tag" => Bits::from_u64(tag, 64),
-                _ => pack(&args, 32 * args.len() as u32),
-            });
-            port.req.send_bits(item.collect())?;
+            Self::push(&mut self.ports[k], pipe, op, imm, args, out)?;
         }
         for p in &mut self.ports {
             p.req.drive(sim);

@@ -16,9 +16,10 @@
 //! * 1 `a b → 2·max(a, b)`
 //! * 2 `→ ray_id` (the ray id as an integer word)
 
+use super::PipeSetup;
 use super::{run_with, FinalRay, Memory, NoAnswer, Ray};
 use crate::models::pbru::exec::q_mul;
-use rendergen_isa::{Opcode, PipeKind, Reason};
+use rendergen_isa::{Opcode, Reason};
 
 /// The byte after a call-out's RAYSTOP.
 pub const CALLOUT_MARKER: u8 = 0xFC;
@@ -70,19 +71,19 @@ pub fn resume_after_callout(f: u8, out: &FinalRay, stack_depth: u32) -> Result<R
 /// the ray resent (its PRNG starts again from its seed, as on any new assignment), until a ray
 /// leaves that is no call-out. Also returns the number of call-outs.
 pub fn golden(mem: &Memory, ray: &Ray, stack_depth: u32) -> Result<(FinalRay, u32), NoAnswer> {
-    golden_with(mem, ray, stack_depth, &[])
+    golden_with(mem, ray, stack_depth, &PipeSetup::default())
 }
 
-/// [`golden`] on an engine whose pipes of the kinds in `fixtures` are test fixtures.
+/// [`golden`] on an engine whose pipes are set up as `setup` says (test fixtures, cel table).
 pub fn golden_with(
     mem: &Memory,
     ray: &Ray,
     stack_depth: u32,
-    fixtures: &[PipeKind],
+    setup: &PipeSetup,
 ) -> Result<(FinalRay, u32), NoAnswer> {
     let mut ray = ray.clone();
     for calls in 0..=MAX_CALLOUTS {
-        let out = run_with(mem, &ray, stack_depth, fixtures)?;
+        let out = run_with(mem, &ray, stack_depth, setup)?;
         match callout_of(mem, &out) {
             None => return Ok((out, calls)),
             Some(f) => {

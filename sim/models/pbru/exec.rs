@@ -2,7 +2,7 @@
 
 use super::control;
 use super::memory::Memory;
-use super::pipes::pipeline_with;
+use super::pipes::{pipeline_with, PipeSetup};
 use rendergen_isa::{prng_next, prng_seed, Class, Opcode, RayError, Reason};
 
 /// Why a step did not simply continue.
@@ -45,9 +45,9 @@ pub struct Machine {
     pub prng: u32,
     /// Instructions executed or skipped so far.
     pub steps: u64,
-    /// Pipe kinds that hold the test fixture in the engine modelled (see
-    /// [`pipeline_with`]); empty for the real units.
-    pub fixtures: Vec<rendergen_isa::PipeKind>,
+    /// How the modelled engine's pipes are set up (test fixtures, cel table; see
+    /// [`pipeline_with`]).
+    pub setup: PipeSetup,
     /// Budget of [`steps`](Self::steps).
     pub max_steps: u64,
 }
@@ -81,7 +81,7 @@ impl Machine {
             prng: prng_seed(ray_id),
             steps: 0,
             max_steps: 1 << 20,
-            fixtures: Vec::new(),
+            setup: PipeSetup::default(),
         }
     }
 
@@ -184,7 +184,7 @@ impl Machine {
             }
             _ if matches!(op.class(), Class::Pipeline { .. }) => {
                 let args = self.pop_n(op.pops());
-                match pipeline_with(op, imm, &args, mem, &self.fixtures) {
+                match pipeline_with(op, imm, &args, mem, &self.setup) {
                     Ok(out) => self.stack.extend(out),
                     Err(what) => return Err(Stop::Undefined { pc, what }),
                 }

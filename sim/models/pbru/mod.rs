@@ -36,7 +36,8 @@ mod tests;
 pub use callout::{golden, golden_with, CALLOUT_MARKER};
 pub use exec::{Machine, Stop};
 pub use memory::Memory;
-use rendergen_isa::{PipeKind, Reason, CHUNK_BYTES};
+pub use pipes::PipeSetup;
+use rendergen_isa::{Reason, CHUNK_BYTES};
 
 /// A ray as the SM or TTU sends it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,20 +133,20 @@ impl std::fmt::Display for NoAnswer {
 /// Does the interpreter, running `ray` until it leaves the core, stand at `pc` with `stack`
 /// before one of its instructions? A parked ray must have left at such a state.
 pub fn passes_through(mem: &Memory, ray: &Ray, stack_depth: u32, pc: u32, stack: &[u32]) -> bool {
-    passes_through_with(mem, ray, stack_depth, pc, stack, &[])
+    passes_through_with(mem, ray, stack_depth, pc, stack, &PipeSetup::default())
 }
 
-/// [`passes_through`] on an engine whose pipes of the kinds in `fixtures` are test fixtures.
+/// [`passes_through`] on an engine whose pipes are set up as `setup` says.
 pub fn passes_through_with(
     mem: &Memory,
     ray: &Ray,
     stack_depth: u32,
     pc: u32,
     stack: &[u32],
-    fixtures: &[PipeKind],
+    setup: &PipeSetup,
 ) -> bool {
     let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), stack_depth);
-    m.fixtures = fixtures.to_vec();
+    m.setup = setup.clone();
     loop {
         if m.pc == pc && m.stack == stack {
             return true;
@@ -161,10 +162,10 @@ pub fn passes_through_with(
 /// # Panics
 /// If the ray's stack is deeper than `stack_depth`.
 pub fn run(mem: &Memory, ray: &Ray, stack_depth: u32) -> Result<FinalRay, NoAnswer> {
-    run_with(mem, ray, stack_depth, &[])
+    run_with(mem, ray, stack_depth, &PipeSetup::default())
 }
 
-/// [`run`] on an engine whose pipes of the kinds in `fixtures` are test fixtures.
+/// [`run`] on an engine whose pipes are set up as `setup` says (test fixtures, cel table).
 ///
 /// # Panics
 /// If the ray's stack is deeper than `stack_depth`.
@@ -172,14 +173,14 @@ pub fn run_with(
     mem: &Memory,
     ray: &Ray,
     stack_depth: u32,
-    fixtures: &[PipeKind],
+    setup: &PipeSetup,
 ) -> Result<FinalRay, NoAnswer> {
     assert!(
         ray.stack.len() as u32 <= stack_depth,
         "stack deeper than the slot"
     );
     let mut m = Machine::new(ray.ray_id, ray.pc(), ray.stack.clone(), stack_depth);
-    m.fixtures = fixtures.to_vec();
+    m.setup = setup.clone();
     let stop = loop {
         if let Err(s) = m.step(mem) {
             break s;

@@ -12,20 +12,41 @@ use rendergen_isa::{Class, Opcode, PipeKind};
 /// The pipeline's answer to `op` (a pipeline opcode) with immediate `imm` and arguments `args`
 /// (`args[0]` pushed first): the words to push (`[0]` first), or the reason it is undefined.
 pub fn pipeline(op: Opcode, imm: u32, args: &[u32], mem: &Memory) -> Result<Vec<u32>, String> {
-    pipeline_with(op, imm, args, mem, &[])
+    pipeline_with(op, imm, args, mem, &PipeSetup::default())
 }
 
-/// [`pipeline`] for an engine whose pipes of the kinds in `fixtures` hold the contract's test
-/// fixture ([`test_pipeline`], `rtl/pbru/ports.rs`) instead of their units.
+/// How the modelled engine's pipes are set up: which kinds hold the test fixture, and the
+/// table the SM wrote into the cel instances before the rays ran (the reset table unless a
+/// material's set-up programmed another; every cel instance holds the same table).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PipeSetup {
+    /// Pipe kinds whose instances hold the contract's test fixture ([`test_pipeline`],
+    /// `rtl/pbru/ports.rs`) instead of their units.
+    pub fixtures: Vec<PipeKind>,
+    /// The cel table (`CEL` from cores reads it).
+    pub cel: shading::CelTable,
+}
+
+impl PipeSetup {
+    /// The real units, with the kinds in `fixtures` as test fixtures, and the reset cel table.
+    pub fn with_fixtures(fixtures: &[PipeKind]) -> PipeSetup {
+        PipeSetup {
+            fixtures: fixtures.to_vec(),
+            ..PipeSetup::default()
+        }
+    }
+}
+
+/// [`pipeline`] for an engine set up as `setup` says (test fixtures, cel table).
 pub fn pipeline_with(
     op: Opcode,
     imm: u32,
     args: &[u32],
     mem: &Memory,
-    fixtures: &[PipeKind],
+    setup: &PipeSetup,
 ) -> Result<Vec<u32>, String> {
     if let Class::Pipeline { kind, .. } = op.class() {
-        if fixtures.contains(&kind) {
+        if setup.fixtures.contains(&kind) {
             return Ok(test_pipeline(args, imm, op.pushes()));
         }
     }
@@ -38,6 +59,7 @@ pub fn pipeline_with(
             kind: PipeKind::AstcDp,
             ..
         } => tex_dp(imm, args, mem).map(|t| t.to_vec()),
+        Class::Pipeline { .. } if op == Opcode::Cel => Ok(vec![shading::cel(args, &setup.cel)]),
         Class::Pipeline { .. } => {
             Ok(shade(op, args).unwrap_or_else(|| test_pipeline(args, imm, op.pushes())))
         }
@@ -54,8 +76,7 @@ pub fn shade(op: Opcode, args: &[u32]) -> Option<Vec<u32>> {
         Opcode::Ggx => Some(vec![shading::ggx(args)]),
         Opcode::Sheen => Some(vec![shading::sheen(args)]),
         Opcode::Subsurface => Some(vec![shading::subsurface(args)]),
-        // The interpreter's cel table is the reset table (the SM's writes are not modelled
-        // per ray).
+        // With the reset table; [`pipeline_with`] takes the table the SM programmed.
         Opcode::Cel => Some(vec![shading::cel(args, &shading::CelTable::default())]),
         Opcode::OrenNayarDir => Some(shading::oren_nayar_dir(args).to_vec()),
         Opcode::GgxDir => Some(shading::ggx_dir(args).to_vec()),
