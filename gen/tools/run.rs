@@ -53,7 +53,9 @@ impl fmt::Display for ToolError {
             ToolError::Timeout { tool, seconds } => {
                 write!(
                     f,
-                    "`{tool}` did not finish within {seconds} s and was killed"
+                    "`{tool}` did not finish within {seconds} s and was killed (the limit is \
+                     $RENDERGEN_SYNTH_TIMEOUT for synthesis, $RENDERGEN_LINT_TIMEOUT for lint, in \
+                     seconds)"
                 )
             }
             ToolError::Failed {

@@ -26,7 +26,22 @@ use std::fmt;
 use std::process::Command;
 use std::time::Duration;
 
-const TIMEOUT: Duration = Duration::from_secs(1800);
+/// Environment variable: the seconds Yosys may take before it is killed (whole engines such
+/// as the PBRU take longer than the default on a loaded machine).
+pub const TIMEOUT_ENV: &str = "RENDERGEN_SYNTH_TIMEOUT";
+
+/// Default of [`TIMEOUT_ENV`]: 30 minutes.
+pub const DEFAULT_TIMEOUT_S: u64 = 1800;
+
+/// The time Yosys may take: `$RENDERGEN_SYNTH_TIMEOUT` seconds (a positive integer), else the
+/// default.
+fn timeout() -> Duration {
+    let s = std::env::var(TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|s| *s > 0);
+    Duration::from_secs(s.unwrap_or(DEFAULT_TIMEOUT_S))
+}
 
 /// Synthesis target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -328,7 +343,7 @@ fn run(design: &Design, target: SynthTarget, flatten: bool) -> Result<SynthRepor
     run_tool(
         Command::new("yosys").args(["-q", "-p", &script]),
         dir.path(),
-        TIMEOUT,
+        timeout(),
     )?
     .success("yosys")?;
     let stat = std::fs::read_to_string(dir.path().join("stat.txt"))?;

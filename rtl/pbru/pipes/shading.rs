@@ -27,6 +27,8 @@ struct Entry {
     level: u32,
     /// The value at `level`, `level + 1`, … (delay registers made on demand).
     at: Vec<Sig>,
+    /// A constant: the same signal at every level, never delayed.
+    constant: bool,
 }
 
 /// A fixed-latency dataflow pipeline under a constant enable (see the module documentation).
@@ -63,6 +65,7 @@ impl Flow {
             name: name.to_string(),
             level,
             at: vec![sig],
+            constant: false,
         });
         Val(self.vals.len() - 1)
     }
@@ -92,6 +95,9 @@ impl Flow {
             e.name,
             e.level
         );
+        if e.constant {
+            return e.at[0];
+        }
         let k = (level - e.level) as usize;
         while e.at.len() <= k {
             let i = e.at.len();
@@ -221,10 +227,13 @@ impl Flow {
         self.unit(m, name, UnitKind::ToQ16, &[x])
     }
 
-    /// A binary32 constant (level 0).
+    /// A binary32 constant: ready at level 0 and the same wire at every later level (no delay
+    /// registers).
     pub fn constant(&mut self, m: &mut Module, name: &str, x: f32) -> Val {
         let c = m.lit(x.to_bits() as u64, 32);
-        self.value(name, c, 0)
+        let v = self.value(name, c, 0);
+        self.vals[v.0].constant = true;
+        v
     }
 
     /// The result stream: `words` (Q16.16, `[0]` pushed first; the rest of the result 0) and
