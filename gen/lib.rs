@@ -18,6 +18,7 @@ pub mod fuzz;
 pub mod output;
 pub mod pbru;
 pub mod progress;
+pub mod raster;
 pub mod render;
 pub mod shade;
 pub mod shader;

@@ -8,6 +8,7 @@ mod astc;
 mod demo;
 mod mtlx;
 mod pbru;
+mod raster;
 mod render;
 mod shade;
 mod shader;
@@ -194,6 +195,9 @@ enum Command {
     /// Render a scene (JSON: gen/render/scenes/) through the PBRU: the SM and intersection in
     /// Rust, every material program on the engine (rtl, model) or the f64 reference.
     Render(render::RenderArgs),
+    /// Render a scene (JSON: gen/raster/scenes/) on the tile engine: tile-shader deferred
+    /// lighting, the two-pass reference, or forward; external bytes per region with --json.
+    Raster(raster::RasterArgs),
     /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
@@ -558,6 +562,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Shader(c) => shader::run(c),
         Command::Mtlx(c) => mtlx::run(c),
         Command::Render(a) => render::run(a),
+        Command::Raster(a) => raster::run(a),
         Command::Sim(c) => pbru::sim(c),
         Command::Shade(c) => shade::run(c),
     }

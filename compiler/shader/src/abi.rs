@@ -20,6 +20,23 @@ pub fn storage_address(b: u32) -> u32 {
     b << 24
 }
 
+/// `spec` operation: an image load (`imageLoad`).
+pub const SPEC_LOAD: u32 = 1;
+/// `spec` operation: an image store (`imageStore`), one channel.
+pub const SPEC_STORE: u32 = 2;
+/// `spec` operation: a write-out control (`imageStore` to [`WRITEOUT_BINDING`]).
+pub const SPEC_WRITEOUT: u32 = 3;
+/// The storage-image binding of the tile's depth plane (colour render targets are 0..=7).
+pub const TILE_DEPTH_BINDING: u32 = 8;
+/// The storage-image binding of the write-out control.
+pub const WRITEOUT_BINDING: u32 = 15;
+
+/// The `spec` function code of `op` on image `binding`, channel `channel`
+/// (`op << 8 | binding << 2 | channel`).
+pub fn spec_function(op: u32, binding: u32, channel: u32) -> u32 {
+    op << 8 | binding << 2 | channel
+}
+
 /// The export location of the vertex position (`gl_Position`, `@builtin(position)` output).
 pub const POSITION_EXPORT: u32 = 0x100;
 /// The export location of the fragment depth (`gl_FragDepth`, `@builtin(frag_depth)`).

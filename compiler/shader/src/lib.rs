@@ -153,6 +153,25 @@ pub struct Interface {
     pub samplers: Vec<(String, u32)>,
     /// Storage buffers: name and binding (base address [`abi::storage_address`]).
     pub buffers: Vec<(String, u32)>,
+    /// Storage images (the tile engine's planes through `spec`).
+    pub images: Vec<ImageVar>,
+    /// A compute program's workgroup size (a tile shader's `xthreads × ythreads`); zeros for
+    /// other stages.
+    pub workgroup_size: [u32; 3],
+}
+
+/// A storage image (a tile-buffer plane, depth, or the write-out control; `ABI.md`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageVar {
+    /// Its name in the source.
+    pub name: String,
+    /// Its binding (0..=7 render targets, 8 depth, 15 write-out control).
+    pub binding: u32,
+    /// naga's name of its format (`Rgba8Unorm`, `Rgba16Float`, `Rg16Float`, `R32Float`,
+    /// `R32Uint`).
+    pub format: String,
+    /// Channels of the format.
+    pub channels: u32,
 }
 
 impl Default for Interface {
@@ -165,6 +184,8 @@ impl Default for Interface {
             uniforms: vec![],
             samplers: vec![],
             buffers: vec![],
+            images: vec![],
+            workgroup_size: [0; 3],
         }
     }
 }

@@ -1,8 +1,12 @@
-//! Golden model of the tile engine's per-tile part (issue 13 §1; `tiles-and-allocation.md` Part A;
+//! Golden model of the tile engine (issue 13 §1; `tiles-and-allocation.md` Part A;
 //! `DECISIONS.md` D7): triangle setup in fixed point ([`setup`]), rasterisation of one 16×16
-//! tile in 2×2 quads with 1× or 4× MSAA coverage, depth and barycentrics ([`raster`]), and the
+//! tile in 2×2 quads with 1× or 4× MSAA coverage, depth and barycentrics ([`raster`]), the
 //! tile buffer with early depth test, Vulkan blending on RGBA8, tile-shader access and clears
-//! ([`buffer`]).
+//! ([`buffer`]); and the frame level: a byte-accurate external memory with regions, counters
+//! and poison ([`memory`]), the per-tile command lists ([`command`]), the special port the
+//! tile shader reaches the tile buffer through ([`port`]), format conversions and resolves
+//! ([`pack`]), and a whole render pass from vertex buffers to written-out surfaces
+//! ([`frame`]; `rendergen raster` runs it, `gen/tests/raster.rs` tests it, scenarios A1–A17).
 //!
 //! The model is written from the spec and D7, not from the RTL (`rendergen_rtl::tile`); both
 //! follow the fixed-point rules written here, and the model's coverage and depth are checked
@@ -19,6 +23,11 @@
 //!   `pixel = 2j + i` (top-left, top-right, bottom-left, bottom-right).
 //! * Depth is D24: an integer in `0..=DEPTH_MAX` (`z·(2^24 − 1)` rounded), test LESS by default.
 pub mod buffer;
+pub mod command;
+pub mod frame;
+pub mod memory;
+pub mod pack;
+pub mod port;
 pub mod raster;
 pub mod setup;
 #[cfg(test)]

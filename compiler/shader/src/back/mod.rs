@@ -344,6 +344,13 @@ impl Select {
                     *sampler,
                 ));
             }
+            Stmt::Spec { dst, func, a, b } => {
+                let d = self.v.reg();
+                let a = self.reg(*a);
+                let b = self.reg(*b);
+                self.emit(VInst::new(Opcode::Spec, Some(d), vec![a, b], *func));
+                self.at.insert(*dst, d);
+            }
             Stmt::Store { addr, imm, value } => {
                 let a = self.reg(*addr);
                 let b = self.reg(*value);

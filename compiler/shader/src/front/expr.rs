@@ -263,6 +263,20 @@ impl<'m> Lower<'m> {
                 let out = x.into_iter().map(|a| self.convert(a, from, to)).collect();
                 leaves(out)
             }
+            Expression::ImageLoad {
+                image,
+                coordinate,
+                array_index,
+                sample,
+                level,
+            } => {
+                if level.is_some() {
+                    return Err(self.unsupported("image load with a level", span));
+                }
+                let ty = self.kind(ctx, h);
+                let index = array_index.or(*sample);
+                leaves(self.image_load(ctx, *image, *coordinate, index, ty, span)?)
+            }
             Expression::ImageSample {
                 image,
                 coordinate,

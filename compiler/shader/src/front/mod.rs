@@ -9,6 +9,7 @@
 //! Where inputs, built-ins, uniforms, samplers and outputs go is the ABI (`ABI.md`, [`crate::abi`]).
 
 mod expr;
+mod image;
 mod stmt;
 
 use crate::abi;
@@ -212,6 +213,7 @@ pub fn lower(
         stmt_span: Span::UNDEFINED,
     };
     l.iface.stage = ep.stage;
+    l.iface.workgroup_size = ep.workgroup_size;
     l.iface.entry = ep.name.clone();
     l.globals()?;
     let killed = l.konst(0, Ty::Bool);
@@ -421,12 +423,29 @@ impl<'m> Lower<'m> {
                     self.uniform_words.insert(h.index() as u32, words);
                 }
                 naga::AddressSpace::Handle => {
-                    if let TypeInner::Image { .. } = self.module.types[g.ty].inner {
+                    if let TypeInner::Image { class, .. } = self.module.types[g.ty].inner {
                         let b = g
                             .binding
                             .as_ref()
                             .ok_or_else(|| self.unsupported("texture without a binding", span))?;
-                        self.iface.samplers.push((name, b.binding));
+                        match class {
+                            naga::ImageClass::Storage { format, .. } => {
+                                let ok = b.group == 0
+                                    && (b.binding <= abi::TILE_DEPTH_BINDING
+                                        || b.binding == abi::WRITEOUT_BINDING);
+                                if !ok {
+                                    return Err(self.unsupported(format!("storage image at group {}, binding {}: the ABI has group 0, bindings 0..=7 (render targets), {} (depth), {} (write-out control)", b.group, b.binding, abi::TILE_DEPTH_BINDING, abi::WRITEOUT_BINDING), span));
+                                }
+                                let channels = image::format_channels(format).ok_or_else(|| self.unsupported(format!("storage image format {format:?} (the ABI has rgba8, rgba16f, rg16f, r32f, r32ui)"), span))?;
+                                self.iface.images.push(crate::ImageVar {
+                                    name,
+                                    binding: b.binding,
+                                    format: format!("{format:?}"),
+                                    channels,
+                                });
+                            }
+                            _ => self.iface.samplers.push((name, b.binding)),
+                        }
                     }
                 }
                 naga::AddressSpace::Function => {}

@@ -154,7 +154,12 @@ impl<'m> Lower<'m> {
             Statement::Atomic { .. } | Statement::ImageAtomic { .. } => {
                 return Err(self.unsupported("atomic operation", span))
             }
-            Statement::ImageStore { .. } => return Err(self.unsupported("image store", span)),
+            Statement::ImageStore {
+                image,
+                coordinate,
+                array_index,
+                value,
+            } => self.image_store(ctx, *image, *coordinate, *array_index, *value, span)?,
             other => {
                 let name = format!("{other:?}");
                 let name = name

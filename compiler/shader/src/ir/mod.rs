@@ -131,6 +131,19 @@ pub enum Stmt {
         /// The word.
         value: Value,
     },
+    /// `dst = spec(func, a, b)`: the tile engine's special port (`spec`; image loads and stores,
+    /// write-out control, `ABI.md`). It has effects: never removed, merged or reordered
+    /// against other port instructions.
+    Spec {
+        /// The port's answer.
+        dst: Value,
+        /// The function code (`spec` immediate).
+        func: u32,
+        /// Operand `a`.
+        a: Value,
+        /// Operand `b`.
+        b: Value,
+    },
     /// Output location `loc` = `values` (1..=4 words).
     Export {
         /// The location (`export` immediate).
@@ -252,6 +265,7 @@ pub fn uses(s: &Stmt) -> Vec<Value> {
         Stmt::Tex { coord, .. } => coord.to_vec(),
         Stmt::Export { values, .. } => values.clone(),
         Stmt::Store { addr, value, .. } => vec![*addr, *value],
+        Stmt::Spec { a, b, .. } => vec![*a, *b],
         Stmt::If { cond, phis, .. } => std::iter::once(*cond)
             .chain(phis.iter().flat_map(|p| [p.then, p.els]))
             .collect(),
@@ -271,6 +285,10 @@ pub fn map_uses(s: &mut Stmt, f: &mut impl FnMut(Value) -> Value) {
         Stmt::Store { addr, value, .. } => {
             *addr = f(*addr);
             *value = f(*value);
+        }
+        Stmt::Spec { a, b, .. } => {
+            *a = f(*a);
+            *b = f(*b);
         }
         Stmt::If { cond, phis, .. } => {
             *cond = f(*cond);
@@ -294,6 +312,7 @@ pub fn defs(s: &Stmt) -> Vec<Value> {
     match s {
         Stmt::Def { dst, .. } => vec![*dst],
         Stmt::Tex { dst, .. } => dst.to_vec(),
+        Stmt::Spec { dst, .. } => vec![*dst],
         Stmt::If { phis, .. } => phis.iter().map(|p| p.dst).collect(),
         Stmt::Loop {
             params, results, ..

@@ -47,6 +47,9 @@ fn block(p: &Program, b: &[Stmt], depth: usize, out: &mut String) {
             } => {
                 let _ = writeln!(out, "{pad}{} = tex {sampler}, {}", list(dst), list(coord));
             }
+            Stmt::Spec { dst, func, a, b } => {
+                let _ = writeln!(out, "{pad}%{} = spec 0x{func:x}, %{}, %{}", dst.0, a.0, b.0);
+            }
             Stmt::Store { addr, imm, value } => {
                 let _ = writeln!(out, "{pad}store %{} + {imm}, %{}", addr.0, value.0);
             }

@@ -159,6 +159,7 @@ fn propagate(
                 set(lat, *dst, x);
             }
             Stmt::Tex { dst, .. } => dst.iter().for_each(|d| set(lat, *d, Lattice::Bottom)),
+            Stmt::Spec { dst, .. } => set(lat, *dst, Lattice::Bottom),
             Stmt::Export { .. } | Stmt::Store { .. } => {}
             Stmt::If {
                 cond,
@@ -686,6 +687,10 @@ fn mark(
             Stmt::Store { addr, value, .. } => {
                 set(live, *addr);
                 set(live, *value);
+            }
+            Stmt::Spec { a, b, .. } => {
+                set(live, *a);
+                set(live, *b);
             }
             Stmt::If {
                 cond,

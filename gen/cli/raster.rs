@@ -1,0 +1,113 @@
+//! `rendergen raster SCENE.json -o OUT.png`: a scene rendered by the tile engine
+//! (`rendergen_gen::raster`; scenes in gen/raster/scenes/).
+
+use crate::Failure;
+use clap::{Args, ValueEnum};
+use rendergen_gen::progress::Progress;
+use rendergen_gen::raster::{render, Mode, RasterScene};
+use std::path::PathBuf;
+
+/// How the frame is rendered.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ModeArg {
+    /// G-buffer in the tile buffer, lighting by the tile shader, only the output written out.
+    TileShader,
+    /// The conventional deferred renderer: G-buffer written out, read back by a full-screen pass.
+    TwoPass,
+    /// One pass with each mesh's forward shader.
+    Forward,
+}
+
+/// Which engine renders.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum EngineArg {
+    /// The tile engine's RTL (not yet available).
+    Rtl,
+    /// The frame-level golden model (sim/models/tile/frame.rs).
+    Model,
+}
+
+/// `rendergen raster`.
+#[derive(Args)]
+pub struct RasterArgs {
+    /// The scene (JSON; format in gen/raster/scene.rs, examples in gen/raster/scenes/).
+    scene: PathBuf,
+    /// Output image (.png, 8-bit RGBA).
+    #[arg(short = 'o', long = "out")]
+    out: PathBuf,
+    /// Rendering mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::TileShader)]
+    mode: ModeArg,
+    /// Samples per pixel: 1 or 4.
+    #[arg(long, default_value_t = 1)]
+    msaa: u32,
+    /// Engine.
+    #[arg(long, value_enum, default_value_t = EngineArg::Model)]
+    engine: EngineArg,
+    /// Print statistics as JSON on stdout: cycles (the model's cost model), pixels per clock,
+    /// external bytes per region and class, the analytic minimum, per-tile counts and cycles.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `rendergen raster`.
+pub fn run(a: RasterArgs) -> Result<(), Failure> {
+    if matches!(a.engine, EngineArg::Rtl) {
+        return Err(Failure::usage(
+            "--engine rtl: the tile engine's RTL top is not yet available; engines: model",
+        ));
+    }
+    if !matches!(a.msaa, 1 | 4) {
+        return Err(Failure::usage(format!(
+            "--msaa {}: expected 1 or 4",
+            a.msaa
+        )));
+    }
+    if a.out.extension().and_then(|e| e.to_str()) != Some("png") {
+        return Err(Failure::usage(format!(
+            "-o {}: the output must end in .png",
+            a.out.display()
+        )));
+    }
+    let scene = RasterScene::load(&a.scene).map_err(Failure::check)?;
+    let mode = match a.mode {
+        ModeArg::TileShader => Mode::TileShader,
+        ModeArg::TwoPass => Mode::TwoPass,
+        ModeArg::Forward => Mode::Forward,
+    };
+    let passes = if matches!(mode, Mode::TwoPass) { 2 } else { 1 };
+    let tiles = passes * scene.width.div_ceil(16) as u64 * scene.height.div_ceil(16) as u64;
+    let bar = Progress::bar("raster", tiles, "tiles");
+    let frame =
+        render(&scene, mode, a.msaa, &mut |done, _| bar.set(done)).map_err(|e| Failure {
+            code: e.code,
+            message: e.message,
+        })?;
+    drop(bar);
+    let mut png_bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut png_bytes, frame.width, frame.height);
+        enc.set_color(png::ColorType::Rgba);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().map_err(Failure::check)?;
+        w.write_image_data(&frame.rgba8()).map_err(Failure::check)?;
+    }
+    rendergen_gen::output::write_output(&a.out, |w| w.write_all(&png_bytes))
+        .map_err(Failure::check)?;
+    if a.json {
+        println!("{:#}", frame.stats_json(mode, a.msaa));
+    } else {
+        let (r, w) = frame.memory.totals();
+        println!(
+            "{}: {}x{}, {} cycles (model cost), {} B read, {} B written (minimum {} B)",
+            a.out.display(),
+            frame.width,
+            frame.height,
+            frame.cycles(),
+            r,
+            w,
+            frame.minimum_bytes
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,1306 @@
+//! The tile engine's frame model at scenario level (`tiles-and-allocation.md` A.10.3, A1–A17),
+//! `rendergen raster` modes (tile-shader and two-pass bit-identical, bytes against the analytic
+//! minimum, nothing written to a suppressed render target) and its command line.
+
+mod common;
+use common::*;
+use rendergen_gen::raster::{render, Mode, RasterScene};
+use rendergen_shader_compiler::{abi, compile, Lang, Options, ShaderStage};
+use rendergen_sim::models::tile::buffer::{div255, BlendOp, BlendState, Factor, Format};
+use rendergen_sim::models::tile::command::Command;
+use rendergen_sim::models::tile::frame::{
+    run_pass, Attribute, FrameError, Mesh, Pass, PassResult, Program, Resolve, Target,
+};
+use rendergen_sim::models::tile::memory::{Memory, POISON};
+use rendergen_sim::models::tile::port::{self, WriteMode};
+use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
+use std::path::{Path, PathBuf};
+
+fn scenes() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("raster/scenes")
+}
+
+fn prog(src: &str, stage: ShaderStage) -> Program {
+    let c = compile(src, "test", &Options::new(Lang::Glsl(stage)))
+        .unwrap_or_else(|e| panic!("{e}\n{src}"));
+    Program {
+        words: c.words,
+        uniforms: vec![],
+    }
+}
+
+const VS: &str = "#version 450
+layout(location = 0) in vec3 position;
+void main() { gl_Position = vec4(position, 1.0); }";
+
+/// A fragment shader writing constant colours to locations `locs`.
+fn fs_const(outs: &[(u32, [f32; 4])]) -> String {
+    let mut s = String::from("#version 450\n");
+    for (l, _) in outs {
+        s += &format!("layout(location = {l}) out vec4 o{l};\n");
+    }
+    s += "void main() {\n";
+    for (l, c) in outs {
+        s += &format!(
+            "o{l} = vec4({:?}, {:?}, {:?}, {:?});\n",
+            c[0], c[1], c[2], c[3]
+        );
+    }
+    s + "}\n"
+}
+
+/// A screen-space triangle (pixels) at depth `z` in a `w × h` frame.
+fn tri_mesh(name: &str, w: u32, h: u32, px: [[f32; 2]; 3], z: f32, fs: &str) -> Mesh {
+    let data = px
+        .iter()
+        .flat_map(|p| [2.0 * p[0] / w as f32 - 1.0, 2.0 * p[1] / h as f32 - 1.0, z])
+        .map(f32::to_bits)
+        .collect();
+    Mesh {
+        name: name.into(),
+        attributes: vec![Attribute {
+            location: 0,
+            components: 3,
+            data,
+        }],
+        indices: vec![0, 1, 2],
+        vertex: prog(VS, ShaderStage::Vertex),
+        fragment: prog(fs, ShaderStage::Fragment),
+        varyings: 0,
+        sample_shading: false,
+        late_depth: false,
+        state: RasterState {
+            depth_op: CompareOp::Always,
+            depth_write: false,
+            ..Default::default()
+        },
+        blend: vec![BlendState::default(); 8],
+    }
+}
+
+/// A rectangle as two triangles covering pixels `[x0, x1) × [y0, y1)`.
+fn rect_mesh(name: &str, w: u32, h: u32, r: [f32; 4], fs: &str) -> Mesh {
+    let [x0, y0, x1, y1] = r;
+    let mut m = tri_mesh(name, w, h, [[x0, y0], [x1, y0], [x0, y1]], 0.5, fs);
+    let mut data = m.attributes[0].data.clone();
+    let p = |x: f32, y: f32| [2.0 * x / w as f32 - 1.0, 2.0 * y / h as f32 - 1.0, 0.5];
+    data.extend(p(x1, y1).map(f32::to_bits));
+    m.attributes[0].data = data;
+    m.indices = vec![0, 1, 2, 1, 3, 2];
+    m
+}
+
+fn target(name: &str, format: Format, writeout: WriteMode) -> Target {
+    Target {
+        name: name.into(),
+        class: name.into(),
+        format,
+        writeout,
+        clear: 0,
+    }
+}
+
+fn pass(w: u32, h: u32, samples: u32, targets: Vec<Target>, meshes: Vec<Mesh>) -> Pass {
+    Pass {
+        name: "t".into(),
+        width: w,
+        height: h,
+        samples,
+        targets,
+        depth_writeout: WriteMode::Off,
+        depth_clear: 0xFF_FFFF,
+        meshes,
+        resolves: vec![],
+        buffers: vec![],
+        images: vec![],
+    }
+}
+
+fn resolve(after: usize, src: &str, threads: (u32, u32)) -> Resolve {
+    Resolve {
+        after,
+        program: prog(src, ShaderStage::Compute),
+        threads,
+        rect: None,
+    }
+}
+
+/// Plane `p`'s surface as values (one per stored sample), without counting reads.
+fn surface(mem: &Memory, r: &PassResult, p: usize) -> Vec<u64> {
+    let s = r.surfaces[p].expect("surface");
+    let n = rendergen_sim::models::tile::pack::bytes_per_sample(s.format);
+    mem.region(s.region)
+        .bytes()
+        .chunks(n)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect()
+}
+
+fn rgba8(c: [u32; 4]) -> u64 {
+    (c[0] | c[1] << 8 | c[2] << 16 | c[3] << 24) as u64
+}
+
+/// The commands of tile `i` of the pass's command-list region.
+fn tile_commands(mem: &Memory, i: usize) -> Vec<Command> {
+    let r = mem
+        .regions()
+        .iter()
+        .find(|r| r.class == "command lists")
+        .unwrap();
+    let w: Vec<u32> = r
+        .bytes()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let (mut at, n) = (w[2 * i] as usize, w[2 * i + 1] as usize);
+    let end = at + n;
+    let mut out = vec![];
+    while at < end {
+        let k = Command::size(w[at]).unwrap();
+        out.push(Command::decode(&w[at..at + k]).unwrap());
+        at += k;
+    }
+    out
+}
+
+const TS_HEAD: &str = "#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0, rgba8) uniform image2DArray rt0;
+layout(binding = 1, rgba8) uniform image2DArray rt1;
+layout(binding = 2, rgba8) uniform image2DArray rt2;
+layout(binding = 15, r32ui) uniform uimage2D writeout;
+";
+
+#[test]
+fn port_numbers_agree_with_the_compiler_abi() {
+    for (op, aop) in [
+        (port::OP_LOAD, abi::SPEC_LOAD),
+        (port::OP_STORE, abi::SPEC_STORE),
+        (port::OP_WRITEOUT, abi::SPEC_WRITEOUT),
+    ] {
+        assert_eq!(op, aop);
+        assert_eq!(port::function(op, 5, 3), abi::spec_function(aop, 5, 3));
+    }
+    assert_eq!(port::DEPTH_PLANE, abi::TILE_DEPTH_BINDING);
+    assert_eq!(port::WRITEOUT_BINDING, abi::WRITEOUT_BINDING);
+}
+
+/// A1 (drain barrier) and A16 (one core runs fragment then tile-shader threads): two
+/// blended draws, then RESOLVE; the tile shader copies RT0 to RT1 and must see the blended
+/// result of every fragment; every RESOLVE follows every DRAW of its tile in the list.
+#[test]
+fn a1_a16_resolve_sees_every_committed_fragment() {
+    let (w, h) = (32, 16);
+    let mut a = rect_mesh(
+        "a",
+        w,
+        h,
+        [0.0, 0.0, 32.0, 16.0],
+        &fs_const(&[(0, [0.5, 0.0, 0.0, 1.0])]),
+    );
+    let mut b = rect_mesh(
+        "b",
+        w,
+        h,
+        [8.0, 0.0, 24.0, 16.0],
+        &fs_const(&[(0, [0.0, 0.25, 0.0, 0.5])]),
+    );
+    let add = BlendState {
+        enable: true,
+        src_colour: Factor::SrcAlpha,
+        dst_colour: Factor::One,
+        src_alpha: Factor::One,
+        dst_alpha: Factor::Zero,
+        colour_op: BlendOp::Add,
+        alpha_op: BlendOp::Add,
+    };
+    a.blend[0] = add;
+    b.blend[0] = add;
+    let mut p = pass(
+        w,
+        h,
+        1,
+        vec![
+            target("rt0", Format::Rgba8, WriteMode::Off),
+            target("rt1", Format::Rgba8, WriteMode::Average),
+        ],
+        vec![a, b],
+    );
+    let ts = format!("{TS_HEAD}void main() {{ ivec3 q = ivec3(gl_GlobalInvocationID.xy, 0); imageStore(rt1, q, imageLoad(rt0, q)); }}");
+    p.resolves.push(resolve(2, &ts, (16, 16)));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 1);
+    // Independent expectation: 0.5 red (128) + 0.5·0.25 green (0.125 → 32) where b covers.
+    for y in 0..16 {
+        for x in 0..32 {
+            let want = if (8..24).contains(&x) {
+                rgba8([128, 32, 0, 128])
+            } else {
+                rgba8([128, 0, 0, 255])
+            };
+            assert_eq!(out[y * 32 + x], want, "pixel ({x}, {y})");
+        }
+    }
+    for t in 0..2 {
+        let cmds = tile_commands(&mem, t);
+        let last_draw = cmds
+            .iter()
+            .rposition(|c| matches!(c, Command::Draw { .. }))
+            .unwrap();
+        let res = cmds
+            .iter()
+            .position(|c| matches!(c, Command::Resolve { .. }))
+            .unwrap();
+        assert!(res > last_draw, "tile {t}: {cmds:?}");
+        assert!(r.tiles[t].fragments > 0 && r.tiles[t].ts_threads == 256);
+    }
+}
+
+/// A2: DRAW, RESOLVE, DRAW: the overlay after the resolve blends over the tile shader's output.
+#[test]
+fn a2_drawing_resumes_after_resolve() {
+    let (w, h) = (16, 16);
+    let base = rect_mesh(
+        "base",
+        w,
+        h,
+        [0.0, 0.0, 16.0, 16.0],
+        &fs_const(&[(0, [0.2, 0.4, 0.6, 1.0])]),
+    );
+    let mut overlay = rect_mesh(
+        "overlay",
+        w,
+        h,
+        [0.0, 0.0, 8.0, 16.0],
+        &fs_const(&[(1, [1.0, 1.0, 1.0, 0.5])]),
+    );
+    overlay.blend[1] = BlendState {
+        enable: true,
+        src_colour: Factor::SrcAlpha,
+        dst_colour: Factor::OneMinusSrcAlpha,
+        src_alpha: Factor::One,
+        dst_alpha: Factor::Zero,
+        ..Default::default()
+    };
+    let mut p = pass(
+        w,
+        h,
+        1,
+        vec![
+            target("rt0", Format::Rgba8, WriteMode::Off),
+            target("rt1", Format::Rgba8, WriteMode::Average),
+        ],
+        vec![base, overlay],
+    );
+    // The tile shader swaps red and blue into RT1.
+    let ts = format!("{TS_HEAD}void main() {{ ivec3 q = ivec3(gl_GlobalInvocationID.xy, 0); imageStore(rt1, q, imageLoad(rt0, q).bgra); }}");
+    p.resolves.push(resolve(1, &ts, (16, 16)));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 1);
+    let ts_out = [153u32, 102, 51, 255]; // 0.6, 0.4, 0.2 as UNORM8
+    let over: Vec<u32> = ts_out
+        .iter()
+        .take(3)
+        .map(|&d| div255(255 * 128 + d * 127))
+        .collect();
+    for (x, &got) in out.iter().take(16).enumerate() {
+        let want = if x < 8 {
+            rgba8([over[0], over[1], over[2], 128])
+        } else {
+            rgba8(ts_out)
+        };
+        assert_eq!(got, want, "x = {x}");
+    }
+    let cmds = tile_commands(&mem, 0);
+    let kinds: Vec<&str> = cmds
+        .iter()
+        .map(|c| match c {
+            Command::TileBegin { .. } => "begin",
+            Command::Draw { .. } => "draw",
+            Command::Resolve { .. } => "resolve",
+            Command::EndTile => "end",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["begin", "draw", "draw", "resolve", "draw", "draw", "end"]
+    );
+}
+
+fn scene(name: &str) -> RasterScene {
+    RasterScene::load(&scenes().join(name)).unwrap()
+}
+
+/// The lighting of `lighting.comp` in f64 from G-buffer values (an independent golden model).
+fn shade_f64(
+    sc: &RasterScene,
+    albedo: [f64; 3],
+    n: [f64; 3],
+    p: [f64; 3],
+    geometry: f64,
+) -> [f64; 3] {
+    let mut c: [f64; 3] = std::array::from_fn(|i| sc.ambient[i] as f64 * albedo[i]);
+    for l in &sc.lights {
+        let d: [f64; 3] = std::array::from_fn(|i| l.position[i] as f64 - p[i]);
+        let dist2 = d.iter().map(|x| x * x).sum::<f64>();
+        let r = l.radius as f64;
+        let fall = (1.0 - dist2 / (r * r)).max(0.0);
+        let ndl = (0..3).map(|i| n[i] * d[i]).sum::<f64>() / dist2.max(1e-8).sqrt();
+        for i in 0..3 {
+            c[i] += albedo[i] * l.colour[i] as f64 * ndl.max(0.0) * fall * fall;
+        }
+    }
+    c.map(|x| x * geometry)
+}
+
+/// A3 (deferred lighting bit-exact with the two-pass reference; checked against an f64
+/// golden model of the lighting from the G-buffer) and A15 (full frame, both example
+/// scenes, 1× and 4×), with the bandwidth figures: tile-shader bytes equal the analytic
+/// minimum exactly, and two-pass adds exactly the G-buffer written once and read once.
+#[test]
+fn a3_a15_tile_shader_equals_two_pass_and_the_minimum() {
+    for (name, msaa) in [
+        ("lit_model.json", 1),
+        ("lit_model.json", 4),
+        ("many_lights.json", 1),
+    ] {
+        let sc = scene(name);
+        let ts = render(&sc, Mode::TileShader, msaa, &mut |_, _| {}).unwrap();
+        let tp = render(&sc, Mode::TwoPass, msaa, &mut |_, _| {}).unwrap();
+        assert_eq!(
+            ts.pixels, tp.pixels,
+            "{name} {msaa}×: tile-shader and two-pass differ"
+        );
+        assert_eq!(ts.total_bytes(), ts.minimum_bytes, "{name} {msaa}×");
+        assert_eq!(ts.memory.poison_reads(), 0);
+        assert_eq!(tp.memory.poison_reads(), 0);
+        let classes_ts = ts.bytes_by_class();
+        let classes_tp = tp.bytes_by_class();
+        assert_eq!(
+            classes_ts["g-buffer"],
+            (0, 0),
+            "{name}: the G-buffer stays on chip"
+        );
+        assert_eq!(
+            classes_ts["lights"], classes_tp["lights"],
+            "both read the same inputs"
+        );
+        let px = (sc.width * sc.height) as u64;
+        let gbytes = px * msaa as u64 * (4 + 8 + 8);
+        assert_eq!(classes_tp["g-buffer"], (gbytes, gbytes), "{name} {msaa}×");
+        assert_eq!(classes_ts["output"], (0, 4 * px));
+        if msaa == 1 && name == "lit_model.json" {
+            // Golden: f64 lighting of the two-pass G-buffer surfaces, within 1 LSB.
+            let region = |n: &str| {
+                tp.memory
+                    .regions()
+                    .iter()
+                    .find(|r| r.name.ends_with(n))
+                    .unwrap()
+                    .bytes()
+                    .to_vec()
+            };
+            let (alb, nrm, pos) = (region(": albedo"), region(": normal"), region(": position"));
+            let h = |b: &[u8], i: usize| {
+                f32::from_bits(rendergen_sim::models::tile::pack::f16_to_f32(
+                    u16::from_le_bytes([b[i], b[i + 1]]),
+                )) as f64
+            };
+            let mut worst = 0;
+            for i in 0..px as usize {
+                let a = [0, 1, 2].map(|c| alb[4 * i + c] as f64 / 255.0);
+                let n = [0, 1, 2].map(|c| h(&nrm, 8 * i + 2 * c));
+                let p = [0, 1, 2].map(|c| h(&pos, 8 * i + 2 * c));
+                let c = shade_f64(&sc, a, n, p, h(&nrm, 8 * i + 6));
+                for (k, ck) in c.iter().enumerate() {
+                    let want = (ck.clamp(0.0, 1.0) * 255.0 + 0.5).floor() as i64;
+                    let got = ((ts.pixels[i] >> (8 * k)) & 0xFF) as i64;
+                    worst = worst.max((want - got).abs());
+                }
+            }
+            assert!(
+                worst <= 1,
+                "lighting differs from the f64 golden model by {worst} LSB"
+            );
+        }
+    }
+}
+
+/// A4: neighbour access across render targets inside the tile (edges clamped to the tile),
+/// and an access outside the tile is an error naming the thread and the address.
+#[test]
+fn a4_neighbour_access_and_out_of_tile_errors() {
+    let (w, h) = (32, 16);
+    let fs = "#version 450
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, 0.0, 1.0); }";
+    let m = rect_mesh("grad", w, h, [0.0, 0.0, 32.0, 16.0], fs);
+    let targets = vec![
+        target("rt0", Format::Rgba8, WriteMode::Off),
+        target("rt1", Format::Rgba8, WriteMode::Average),
+    ];
+    let mut p = pass(w, h, 1, targets, vec![m]);
+    // rt1(p) = rt0(right neighbour, clamped to the tile) − rt0(p) + rt0(below, clamped).
+    let ts = format!("{TS_HEAD}void main() {{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    ivec2 o = ivec2(gl_WorkGroupID.xy) * 16;
+    ivec2 r = ivec2(min(p.x + 1, o.x + 15), p.y);
+    ivec2 b = ivec2(p.x, min(p.y + 1, o.y + 15));
+    vec4 c = imageLoad(rt0, ivec3(r, 0)) - imageLoad(rt0, ivec3(p, 0)) + imageLoad(rt0, ivec3(b, 0));
+    imageStore(rt1, ivec3(p, 0), vec4(c.rgb, 1.0));
+}}");
+    p.resolves.push(resolve(1, &ts, (16, 16)));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 1);
+    let v = |x: u32, y: u32| {
+        [
+            ((x as f64 + 0.5) / 64.0 * 255.0 + 0.5).floor() as i64,
+            ((y as f64 + 0.5) / 64.0 * 255.0 + 0.5).floor() as i64,
+        ]
+    };
+    for y in 0..16u32 {
+        for x in 0..32u32 {
+            let rx = (x + 1).min(x / 16 * 16 + 15);
+            let by = (y + 1).min(15);
+            let c: Vec<i64> = (0..2)
+                .map(|k| v(rx, y)[k] - v(x, y)[k] + v(x, by)[k])
+                .collect();
+            let want = rgba8([c[0].clamp(0, 255) as u32, c[1].clamp(0, 255) as u32, 0, 255]);
+            assert_eq!(out[(y * 32 + x) as usize], want, "({x}, {y})");
+        }
+    }
+    // Without the clamp, thread (15, y) reads pixel (16, y) of the next tile.
+    let bad = format!("{TS_HEAD}void main() {{ ivec2 p = ivec2(gl_GlobalInvocationID.xy); imageStore(rt1, ivec3(p, 0), imageLoad(rt0, ivec3(p.x + 1, p.y, 0))); }}");
+    p.resolves[0] = resolve(1, &bad, (16, 16));
+    let e = run_pass(&p, &mut Memory::new()).unwrap_err();
+    match &e {
+        FrameError::OutOfTile {
+            tile,
+            thread,
+            plane,
+            address,
+        } => {
+            assert_eq!(
+                (*tile, thread.0, *plane, address.0, address.2),
+                ((0, 0), 15, 0, 16, 0)
+            );
+            assert_eq!(address.1, thread.1);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().contains("outside its tile"), "{e}");
+}
+
+/// A5: scatter and multiple outputs: thread p writes the mirrored pixel of two render
+/// targets, every sample, at 4×.
+#[test]
+fn a5_scatter_to_other_pixels_samples_and_targets() {
+    let fs = "#version 450
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gl_FragCoord.x / 16.0, gl_FragCoord.y / 16.0, 0.0, 1.0); }";
+    let m = rect_mesh("grad", 16, 16, [0.0, 0.0, 16.0, 16.0], fs);
+    let targets = vec![
+        target("rt0", Format::Rgba8, WriteMode::Off),
+        target("rt1", Format::Rgba8, WriteMode::All),
+        target("rt2", Format::Rgba8, WriteMode::Sample(2)),
+    ];
+    let mut p = pass(16, 16, 4, targets, vec![m]);
+    let ts = format!(
+        "{TS_HEAD}void main() {{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    ivec2 q = ivec2(15) - p;
+    for (int s = 0; s < 4; s++) {{
+        vec4 c = imageLoad(rt0, ivec3(p, s));
+        imageStore(rt1, ivec3(q, s), vec4(c.rg, float(s) / 4.0, 1.0));
+        imageStore(rt2, ivec3(q, 3 - s), c.gbra);
+    }}
+}}"
+    );
+    p.resolves.push(resolve(1, &ts, (16, 16)));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let (o1, o2) = (surface(&mem, &r, 1), surface(&mem, &r, 2));
+    let u = |v: f64| (v * 255.0 + 0.5).floor() as u32;
+    for y in 0..16u32 {
+        for x in 0..16u32 {
+            let (sx, sy) = (15 - x, 15 - y); // the source pixel
+            let c = [u((sx as f64 + 0.5) / 16.0), u((sy as f64 + 0.5) / 16.0)];
+            for s in 0..4 {
+                assert_eq!(
+                    o1[((y * 16 + x) * 4 + s) as usize],
+                    rgba8([c[0], c[1], u(s as f64 / 4.0), 255])
+                );
+            }
+            // rt2's sample 2 came from source sample 1: (g, b, r, a).
+            assert_eq!(o2[(y * 16 + x) as usize], rgba8([c[1], 0, c[0], 255]));
+        }
+    }
+}
+
+/// A6 and the memory-model assertion: in tile-shader mode nothing is ever written to a
+/// suppressed render target's region (every byte still poison), only the output is written.
+#[test]
+fn a6_suppressed_targets_are_never_written() {
+    let sc = scene("lit_model.json");
+    let f = render(&sc, Mode::TileShader, 4, &mut |_, _| {}).unwrap();
+    let mut gb = 0;
+    for r in f.memory.regions() {
+        if r.class == "g-buffer" {
+            gb += 1;
+            assert_eq!((r.written_bytes, r.bytes_touched()), (0, 0), "{}", r.name);
+            assert!(r.bytes().iter().all(|&b| b == POISON), "{}", r.name);
+        }
+    }
+    assert_eq!(
+        gb, 3,
+        "the G-buffer has surfaces (static write-out on), suppressed per tile"
+    );
+    let out = f
+        .memory
+        .regions()
+        .iter()
+        .find(|r| r.class == "output")
+        .unwrap();
+    assert_eq!(out.written_bytes, 4 * (sc.width * sc.height) as u64);
+    assert_eq!(out.bytes_touched(), out.size());
+}
+
+/// A7: dynamic per-tile suppression: the tile shader keeps the output of tiles with no
+/// geometry off; their memory stays poison.
+#[test]
+fn a7_dynamic_suppression_per_tile() {
+    let (w, h) = (48, 16);
+    let m = rect_mesh(
+        "mid",
+        w,
+        h,
+        [16.0, 0.0, 32.0, 16.0],
+        &fs_const(&[(0, [1.0, 0.0, 0.0, 1.0])]),
+    );
+    let targets = vec![
+        target("rt0", Format::Rgba8, WriteMode::Average),
+        target("rt1", Format::Rgba8, WriteMode::Average),
+    ];
+    let mut p = pass(w, h, 1, targets, vec![m]);
+    // Thread 0 turns write-out of both planes off unless the tile's first pixel is red.
+    let ts = format!(
+        "{TS_HEAD}void main() {{
+    ivec2 o = ivec2(gl_WorkGroupID.xy) * 16;
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    imageStore(rt1, ivec3(p, 0), vec4(0.0, 1.0, 0.0, 1.0));
+    if (gl_LocalInvocationIndex == 0u) {{
+        uint mode = imageLoad(rt0, ivec3(o, 0)).r > 0.5 ? 1u : 0u;
+        imageStore(writeout, ivec2(0, 0), uvec4(mode));
+        imageStore(writeout, ivec2(1, 0), uvec4(mode));
+    }}
+}}"
+    );
+    p.resolves.push(resolve(1, &ts, (16, 16)));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    for plane in 0..2 {
+        let s = r.surfaces[plane].unwrap();
+        let reg = mem.region(s.region);
+        assert_eq!(
+            reg.written_bytes,
+            16 * 16 * 4,
+            "plane {plane}: one tile written"
+        );
+        for y in 0..16u64 {
+            for x in 0..48u64 {
+                let o = (y * 48 + x) * 4;
+                assert_eq!(
+                    reg.was_written(o),
+                    (16..32).contains(&x),
+                    "plane {plane} ({x}, {y})"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        r.tiles
+            .iter()
+            .map(|t| t.cycles_writeout)
+            .collect::<Vec<_>>(),
+        [0, 128, 0]
+    ); // two planes × 1 KiB at 16 B a cycle
+}
+
+/// A8: static suppression by configuration: no region, no bytes, no tile-shader instruction.
+#[test]
+fn a8_static_suppression() {
+    let m = rect_mesh(
+        "all",
+        32,
+        32,
+        [0.0, 0.0, 32.0, 32.0],
+        &fs_const(&[(0, [1.0, 0.0, 0.0, 1.0]), (1, [0.0, 1.0, 0.0, 1.0])]),
+    );
+    let targets = vec![
+        target("rt0", Format::Rgba8, WriteMode::Off),
+        target("rt1", Format::Rgba8, WriteMode::Average),
+    ];
+    let p = pass(32, 32, 1, targets, vec![m]);
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    assert!(
+        r.surfaces[0].is_none() && r.surfaces[2].is_none(),
+        "rt0 and depth are off"
+    );
+    assert!(!mem.regions().iter().any(|r| r.name.ends_with("rt0")));
+    assert!(surface(&mem, &r, 1)
+        .iter()
+        .all(|&v| v == rgba8([0, 255, 0, 255])));
+    let written: u64 = mem
+        .regions()
+        .iter()
+        .filter(|r| r.class == "rt1")
+        .map(|r| r.written_bytes)
+        .sum();
+    assert_eq!(written, 32 * 32 * 4);
+}
+
+/// A9: direct store: the tile shader writes its result with storage-buffer stores, every
+/// write-out is off, and the image in memory matches the golden one.
+#[test]
+fn a9_direct_store_bypasses_write_out() {
+    let fs = "#version 450
+layout(location = 0) out vec4 o;
+void main() { o = vec4(gl_FragCoord.x / 32.0, 0.0, 0.0, 1.0); }";
+    let m = rect_mesh("grad", 32, 16, [0.0, 0.0, 32.0, 16.0], fs);
+    let mut p = pass(
+        32,
+        16,
+        1,
+        vec![target("rt0", Format::Rgba8, WriteMode::Off)],
+        vec![m],
+    );
+    let mut mem = Memory::new();
+    let out = mem.alloc("ts out", "ts out", 32 * 16 * 4);
+    p.buffers.push((3, out));
+    let ts = format!(
+        "{TS_HEAD}
+layout(std430, binding = 3) buffer Out {{ uint px[512]; }};
+void main() {{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    vec4 c = imageLoad(rt0, ivec3(p, 0));
+    px[p.y * 32 + p.x] = uint(c.r * 255.0 + 0.5) + 1000u;
+}}"
+    );
+    p.resolves.push(resolve(1, &ts, (16, 16)));
+    let r = run_pass(&p, &mut mem).unwrap();
+    assert!(r.tiles.iter().all(|t| t.cycles_writeout == 0));
+    let b = mem.region(out).bytes();
+    for i in 0..512usize {
+        let x = (i % 32) as f64;
+        let want = ((x + 0.5) / 32.0 * 255.0 + 0.5).floor() as u32 + 1000;
+        assert_eq!(
+            u32::from_le_bytes([b[4 * i], b[4 * i + 1], b[4 * i + 2], b[4 * i + 3]]),
+            want,
+            "pixel {i}"
+        );
+    }
+    assert_eq!(mem.region(out).written_bytes, 512 * 4);
+}
+
+/// A10: two RESOLVEs in one tile; the second reads the first one's output render target.
+#[test]
+fn a10_second_resolve_reads_the_first_output() {
+    let m = rect_mesh(
+        "c",
+        16,
+        16,
+        [0.0, 0.0, 16.0, 16.0],
+        &fs_const(&[(0, [0.4, 0.2, 0.0, 1.0])]),
+    );
+    let targets = vec![
+        target("rt0", Format::Rgba8, WriteMode::Off),
+        target("rt1", Format::Rgba8, WriteMode::Off),
+        target("rt2", Format::Rgba8, WriteMode::Average),
+    ];
+    let mut p = pass(16, 16, 1, targets, vec![m]);
+    let first = format!("{TS_HEAD}void main() {{ ivec3 q = ivec3(gl_GlobalInvocationID.xy, 0); imageStore(rt1, q, imageLoad(rt0, q) * 2.0); }}");
+    let second = format!("{TS_HEAD}void main() {{ ivec3 q = ivec3(gl_GlobalInvocationID.xy, 0); vec4 c = imageLoad(rt1, q); imageStore(rt2, q, vec4(c.g, c.r, 0.0, 1.0)); }}");
+    p.resolves.push(resolve(1, &first, (16, 16)));
+    p.resolves.push(resolve(1, &second, (16, 16)));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    // 0.4 → 102 → 102/255·2 → 204; 0.2 → 51 → 102.
+    assert!(surface(&mem, &r, 2)
+        .iter()
+        .all(|&v| v == rgba8([102, 204, 0, 255])));
+    let resolves = tile_commands(&mem, 0)
+        .iter()
+        .filter(|c| matches!(c, Command::Resolve { .. }))
+        .count();
+    assert_eq!(resolves, 2);
+}
+
+/// A11: a region resolve reaches exactly the tiles that hold a pixel of its rectangle.
+#[test]
+fn a11_region_resolve_tiles() {
+    let m = rect_mesh(
+        "c",
+        64,
+        48,
+        [0.0, 0.0, 64.0, 48.0],
+        &fs_const(&[(0, [1.0, 1.0, 1.0, 1.0])]),
+    );
+    let mut p = pass(
+        64,
+        48,
+        1,
+        vec![target("rt0", Format::Rgba8, WriteMode::Average)],
+        vec![m],
+    );
+    let ts = format!("{TS_HEAD}void main() {{ imageStore(rt0, ivec3(gl_GlobalInvocationID.xy, 0), vec4(0.0)); }}");
+    for (rect, want) in [
+        ([15, 16, 2, 1], vec![(0, 1), (1, 1)]),
+        ([16, 16, 16, 16], vec![(1, 1)]),
+        ([31, 31, 2, 2], vec![(1, 1), (2, 1), (1, 2), (2, 2)]),
+        ([0, 0, 0, 5], vec![]),
+    ] {
+        let mut res = resolve(1, &ts, (16, 16));
+        res.rect = Some(rect);
+        p.resolves = vec![res];
+        let mut mem = Memory::new();
+        let r = run_pass(&p, &mut mem).unwrap();
+        let got: Vec<(u32, u32)> = r
+            .tiles
+            .iter()
+            .filter(|t| t.ts_threads > 0)
+            .map(|t| t.tile)
+            .collect();
+        assert_eq!(got, want, "rect {rect:?}");
+        let black = surface(&mem, &r, 0).iter().filter(|&&v| v == 0).count();
+        assert_eq!(black, want.len() * 256, "rect {rect:?}");
+    }
+}
+
+/// A12: 4× MSAA: the tile shader reads every sample; write-out by average and by selecting
+/// each sample, against an f64 coverage golden model of the standard sample positions.
+#[test]
+fn a12_msaa_average_and_sample_select() {
+    let (w, h) = (16, 16);
+    // Vertices on the 1/256 grid (what setup snaps to), off the sample lattice.
+    let tri = [
+        [77.0 / 256.0, 51.0 / 256.0],
+        [4019.0 / 256.0, 795.0 / 256.0],
+        [563.0 / 256.0, 3943.0 / 256.0],
+    ];
+    let inside = |x: f64, y: f64| {
+        let e = |a: [f32; 2], b: [f32; 2]| {
+            let (a, b) = (a.map(|v| v as f64), b.map(|v| v as f64));
+            (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0])
+        };
+        let s = [e(tri[0], tri[1]), e(tri[1], tri[2]), e(tri[2], tri[0])];
+        assert!(s.iter().all(|&v| v != 0.0), "a sample on an edge");
+        s.iter().all(|&v| v > 0.0) || s.iter().all(|&v| v < 0.0)
+    };
+    let pos = [
+        (0.375, 0.125),
+        (0.875, 0.375),
+        (0.125, 0.625),
+        (0.625, 0.875),
+    ];
+    for mode in [
+        WriteMode::Average,
+        WriteMode::Sample(0),
+        WriteMode::Sample(1),
+        WriteMode::Sample(2),
+        WriteMode::Sample(3),
+    ] {
+        let m = tri_mesh("t", w, h, tri, 0.5, &fs_const(&[(0, [1.0, 1.0, 1.0, 1.0])]));
+        let targets = vec![
+            target("rt0", Format::Rgba8, WriteMode::Off),
+            target("rt1", Format::Rgba8, mode),
+        ];
+        let mut p = pass(w, h, 4, targets, vec![m]);
+        // rt1 sample s = rt0 sample s with green = the number of covered samples / 4.
+        let ts = format!(
+            "{TS_HEAD}void main() {{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    float n = 0.0;
+    for (int s = 0; s < 4; s++) n += imageLoad(rt0, ivec3(p, s)).r;
+    for (int s = 0; s < 4; s++) {{
+        vec4 c = imageLoad(rt0, ivec3(p, s));
+        imageStore(rt1, ivec3(p, s), vec4(c.r, n / 4.0, 0.0, 1.0));
+    }}
+}}"
+        );
+        p.resolves.push(resolve(1, &ts, (16, 16)));
+        let mut mem = Memory::new();
+        let r = run_pass(&p, &mut mem).unwrap();
+        let out = surface(&mem, &r, 1);
+        for y in 0..16 {
+            for x in 0..16 {
+                let cov: Vec<bool> = pos
+                    .iter()
+                    .map(|&(dx, dy)| inside(x as f64 + dx, y as f64 + dy))
+                    .collect();
+                let n = cov.iter().filter(|&&c| c).count() as u32;
+                let g = (n as f64 / 4.0 * 255.0 + 0.5).floor() as u32;
+                let want = match mode {
+                    WriteMode::Sample(s) => rgba8([255 * cov[s as usize] as u32, g, 0, 255]),
+                    _ => rgba8([(255 * n + 2) / 4, g, 0, 255]),
+                };
+                assert_eq!(out[y * 16 + x], want, "{mode:?} pixel ({x}, {y})");
+            }
+        }
+    }
+}
+
+/// A13: the tile shader reads depth, writes depth, and depth write-out follows its control.
+#[test]
+fn a13_depth_from_the_tile_shader() {
+    let mut m = rect_mesh(
+        "d",
+        16,
+        16,
+        [0.0, 0.0, 16.0, 8.0],
+        &fs_const(&[(0, [1.0, 0.0, 0.0, 1.0])]),
+    );
+    m.state.depth_op = CompareOp::Less;
+    m.state.depth_write = true;
+    let targets = vec![target("rt0", Format::R32f, WriteMode::Average)];
+    for depth_on in [true, false] {
+        let mut p = pass(16, 16, 1, targets.clone(), vec![m.clone()]);
+        p.depth_writeout = WriteMode::Average;
+        let ts = format!(
+            "#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0, r32f) uniform image2D rt0;
+layout(binding = 8, r32ui) uniform uimage2D depth;
+layout(binding = 15, r32ui) uniform uimage2D writeout;
+void main() {{
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    uint d = imageLoad(depth, p).x;
+    imageStore(rt0, p, vec4(float(d)));
+    imageStore(depth, p, uvec4(d / 2u + uint(p.x)));
+    if (gl_LocalInvocationIndex == 0u) imageStore(writeout, ivec2(8, 0), uvec4({}u));
+}}",
+            depth_on as u32
+        );
+        p.resolves.push(resolve(1, &ts, (16, 16)));
+        let mut mem = Memory::new();
+        let r = run_pass(&p, &mut mem).unwrap();
+        let z = (0.5f64 * 0xFF_FFFF as f64).round() as u32; // the rectangle's D24 depth
+        let c = surface(&mem, &r, 0);
+        let dreg = mem.region(r.surfaces[1].unwrap().region);
+        for y in 0..16usize {
+            for x in 0..16usize {
+                let d = if y < 8 { z } else { 0xFF_FFFF };
+                assert_eq!(c[y * 16 + x] as u32, (d as f32).to_bits(), "({x}, {y})");
+            }
+        }
+        if depth_on {
+            let dv = surface(&mem, &r, 1);
+            assert_eq!(dv[3], (z / 2 + 3) as u64);
+            assert_eq!(dv[15 * 16 + 5], (0xFF_FFFF / 2 + 5) as u64);
+        } else {
+            assert_eq!(dreg.written_bytes, 0);
+        }
+    }
+}
+
+/// A14: external reads: the tile shader looks a table up at pixel-dependent addresses.
+#[test]
+fn a14_external_reads_from_the_tile_shader() {
+    let m = rect_mesh(
+        "c",
+        32,
+        32,
+        [0.0, 0.0, 32.0, 32.0],
+        &fs_const(&[(0, [0.0, 0.0, 0.0, 1.0])]),
+    );
+    let mut p = pass(
+        32,
+        32,
+        1,
+        vec![target("rt0", Format::R32f, WriteMode::Average)],
+        vec![m],
+    );
+    let mut mem = Memory::new();
+    let table: Vec<u32> = (0..97u32)
+        .map(|i| (i * 7919 % 1000) as f32)
+        .map(f32::to_bits)
+        .collect();
+    let t = mem.alloc("table", "table", 4 * 97);
+    mem.preload(
+        mem.base(t),
+        &table
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    p.buffers.push((4, t));
+    let ts = "#version 450
+layout(local_size_x = 16, local_size_y = 16) in;
+layout(binding = 0, r32f) uniform image2D rt0;
+layout(std430, binding = 4) readonly buffer Table { float v[97]; };
+void main() {
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    uint i = (uint(p.x) * 31u + uint(p.y) * 17u) & 63u;
+    imageStore(rt0, p, vec4(v[i] + v[i + 33u]));
+}";
+    p.resolves.push(resolve(1, ts, (16, 16)));
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 0);
+    for y in 0..32u32 {
+        for x in 0..32u32 {
+            let i = ((x * 31 + y * 17) & 63) as usize;
+            let want = f32::from_bits(table[i]) + f32::from_bits(table[i + 33]);
+            assert_eq!(out[(y * 32 + x) as usize] as u32, want.to_bits());
+        }
+    }
+    assert_eq!(mem.region(t).read_bytes, 32 * 32 * 2 * 4);
+}
+
+/// A17: thread grids 16×16 (one pixel each), 4×4 and 8×2 (loops over a region through the
+/// thread ids) give identical images.
+#[test]
+fn a17_thread_grid_variants_agree() {
+    let fs = "#version 450
+layout(location = 0) out vec4 o;
+void main() { o = vec4(fract(gl_FragCoord.x * 0.37), fract(gl_FragCoord.y * 0.21), 0.5, 1.0); }";
+    let m = tri_mesh(
+        "t",
+        40,
+        24,
+        [[-3.0, 1.0], [41.0, 5.0], [9.0, 30.0]],
+        0.5,
+        fs,
+    );
+    let mut images = vec![];
+    for (tx, ty) in [(16u32, 16u32), (4, 4), (8, 2)] {
+        let (sx, sy) = (16 / tx, 16 / ty);
+        let ts = format!(
+            "#version 450
+layout(local_size_x = {tx}, local_size_y = {ty}) in;
+layout(binding = 0, rgba8) uniform image2DArray rt0;
+layout(binding = 1, rgba8) uniform image2DArray rt1;
+void main() {{
+    ivec2 o = ivec2(gl_WorkGroupID.xy) * 16 + ivec2(gl_LocalInvocationID.xy) * ivec2({sx}, {sy});
+    for (int j = 0; j < {sy}; j++)
+        for (int i = 0; i < {sx}; i++) {{
+            ivec3 q = ivec3(o + ivec2(i, j), 0);
+            imageStore(rt1, q, imageLoad(rt0, q).gbra);
+        }}
+}}"
+        );
+        let targets = vec![
+            target("rt0", Format::Rgba8, WriteMode::Off),
+            target("rt1", Format::Rgba8, WriteMode::Average),
+        ];
+        let mut p = pass(40, 24, 1, targets, vec![m.clone()]);
+        p.resolves.push(resolve(1, &ts, (tx, ty)));
+        let mut mem = Memory::new();
+        let r = run_pass(&p, &mut mem).unwrap();
+        assert_eq!(r.tiles[0].ts_threads, tx * ty);
+        images.push(surface(&mem, &r, 1));
+    }
+    assert!(images[0].iter().any(|&v| v != 0));
+    assert_eq!(images[0], images[1]);
+    assert_eq!(images[0], images[2]);
+}
+
+/// Late depth: a fragment shader that writes depth is tested on the depth it writes.
+#[test]
+fn late_depth_uses_the_exported_depth() {
+    let near = rect_mesh(
+        "near",
+        16,
+        16,
+        [0.0, 0.0, 16.0, 16.0],
+        &fs_const(&[(0, [1.0, 0.0, 0.0, 1.0])]),
+    );
+    // Drawn second at plane depth 0.5 but writing depth 0.25 on the left half, 0.75 on the right.
+    let fs = "#version 450
+layout(location = 0) out vec4 o;
+void main() { o = vec4(0.0, 1.0, 0.0, 1.0); gl_FragDepth = gl_FragCoord.x < 8.0 ? 0.25 : 0.75; }";
+    let mut deep = rect_mesh("deep", 16, 16, [0.0, 0.0, 16.0, 16.0], fs);
+    deep.late_depth = true;
+    let mut near = near;
+    for m in [&mut near, &mut deep] {
+        m.state.depth_op = CompareOp::Less;
+        m.state.depth_write = true;
+    }
+    let mut p = pass(
+        16,
+        16,
+        1,
+        vec![target("rt0", Format::Rgba8, WriteMode::Average)],
+        vec![near, deep],
+    );
+    p.depth_writeout = WriteMode::Average;
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let c = surface(&mem, &r, 0);
+    let d = surface(&mem, &r, 1);
+    for x in 0..16 {
+        let left = x < 8;
+        assert_eq!(
+            c[x],
+            if left {
+                rgba8([0, 255, 0, 255])
+            } else {
+                rgba8([255, 0, 0, 255])
+            },
+            "x = {x}"
+        );
+        let z = if left { 0.25 } else { 0.5 };
+        assert_eq!(d[x], (z * 0xFF_FFFF as f64).round() as u64, "x = {x}");
+    }
+}
+
+#[test]
+fn forward_mode_renders_and_clipping_culls() {
+    let sc = scene("lit_model.json");
+    let f = render(&sc, Mode::Forward, 1, &mut |_, _| {}).unwrap();
+    assert!(f.pixels.iter().filter(|&&p| p & 0xFF_FFFF != 0).count() > 1000);
+    let p = &f.passes[0].1;
+    assert!(p.culled > 0, "the torus's back faces are culled");
+    assert_eq!(p.triangles_in, 2 + 24 * 12 * 2);
+}
+
+#[test]
+fn near_plane_clipping_keeps_the_visible_part() {
+    // A triangle crossing z = 0 in clip space: the part with z < 0 is removed.
+    let vs = "#version 450
+layout(location = 0) in vec3 position;
+void main() { gl_Position = vec4(position.xy, position.z, 1.0); }";
+    let mut m = tri_mesh(
+        "t",
+        16,
+        16,
+        [[0.0, 0.0], [16.0, 0.0], [0.0, 16.0]],
+        0.5,
+        &fs_const(&[(0, [1.0, 1.0, 1.0, 1.0])]),
+    );
+    m.vertex = prog(vs, ShaderStage::Vertex);
+    // z = -1 at the top-left vertex, +1 at the others: z ≥ 0 beyond half way along the edges.
+    let mut d: Vec<f32> = m.attributes[0]
+        .data
+        .iter()
+        .map(|&w| f32::from_bits(w))
+        .collect();
+    d[2] = -1.0;
+    d[5] = 1.0;
+    d[8] = 1.0;
+    m.attributes[0].data = d.iter().map(|x| x.to_bits()).collect();
+    let p = pass(
+        16,
+        16,
+        1,
+        vec![target("rt0", Format::Rgba8, WriteMode::Average)],
+        vec![m],
+    );
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 0);
+    assert_eq!(r.triangles_out, 2, "a quadrilateral, fanned");
+    assert_eq!(out[0], 0, "the clipped corner");
+    assert_ne!(out[12 * 16], 0);
+    assert_ne!(out[12], 0);
+    assert_ne!(out[9 * 16 + 1], 0);
+}
+
+#[test]
+fn cli_renders_and_reports_json() {
+    let out = scratch_path("raster", "lit.png");
+    let scene = scenes().join("lit_model.json");
+    let o = rendergen(&[
+        "raster",
+        scene.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["mode"], "tile-shader");
+    assert_eq!(v["external_bytes"]["total"], v["analytic_minimum_bytes"]);
+    assert!(v["cycles"].as_u64().unwrap() > 0);
+    assert!(v["passes"][0]["tiles"].as_array().unwrap().len() == 24);
+    assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+}
+
+#[test]
+fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
+    let dir = scratch_path("raster", "bad");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in [
+        "gbuffer.vert",
+        "gbuffer.frag",
+        "lighting.comp",
+        "lighting.frag",
+        "forward.frag",
+    ] {
+        std::fs::copy(scenes().join(f), dir.join(f)).unwrap();
+    }
+    let good = std::fs::read_to_string(scenes().join("many_lights.json")).unwrap();
+    let out = dir.join("out.png");
+    let run = |json: &str, extra: &[&str]| {
+        let s = dir.join("scene.json");
+        std::fs::write(&s, json).unwrap();
+        let mut args = vec!["raster", s.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        rendergen(&args)
+    };
+    let mut v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let cases: Vec<(String, Vec<&str>, u8, &str)> = vec![
+        ("{ not json".into(), vec![], 1, "malformed JSON"),
+        (
+            good.replace("gbuffer.frag", "missing.frag"),
+            vec![],
+            1,
+            "missing.frag",
+        ),
+        (
+            {
+                v["gbuffer"] =
+                    serde_json::Value::Array(vec![serde_json::json!({"format": "rgba8"}); 8]);
+                v.to_string()
+            },
+            vec![],
+            1,
+            "gbuffer: 8 render targets",
+        ),
+        (
+            good.clone(),
+            vec!["--engine", "rtl"],
+            2,
+            "not yet available; engines: model",
+        ),
+        (good.clone(), vec!["--msaa", "2"], 2, "--msaa 2"),
+    ];
+    for (json, extra, code, needle) in cases {
+        let o = run(&json, &extra);
+        assert_eq!(
+            o.status.code(),
+            Some(code as i32),
+            "{needle}: {}",
+            stderr(&o)
+        );
+        assert!(
+            stderr(&o).contains(needle),
+            "want `{needle}` in: {}",
+            stderr(&o)
+        );
+        assert!(!out.exists(), "{needle}: nothing written");
+    }
+    // A shader that does not compile, and a tile shader that leaves its tile.
+    std::fs::write(
+        dir.join("gbuffer.frag"),
+        "#version 450\nvoid main() { nope; }",
+    )
+    .unwrap();
+    let o = run(&good, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("gbuffer.frag"), "{}", stderr(&o));
+    std::fs::copy(scenes().join("gbuffer.frag"), dir.join("gbuffer.frag")).unwrap();
+    let ts = std::fs::read_to_string(scenes().join("lighting.comp")).unwrap();
+    std::fs::write(
+        dir.join("lighting.comp"),
+        ts.replace(
+            "ivec3 q = ivec3(p, int(s));",
+            "ivec3 q = ivec3(p + ivec2(0, 1), int(s));",
+        ),
+    )
+    .unwrap();
+    let o = run(&good, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("tile shader thread (0, 15)")
+            && stderr(&o).contains("outside its tile"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}
+
+/// The scene's `view`/`projection` matrices and inline arrays give the same frame as its
+/// camera and glTF file (checks the glTF reader and the camera against each other).
+#[test]
+fn scene_matrices_and_inline_arrays_match_camera_and_gltf() {
+    let sc = scene("lit_model.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(scenes().join("lit_model.json")).unwrap())
+            .unwrap();
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("camera");
+    obj.insert("view".into(), serde_json::json!(sc.view.to_vec()));
+    obj.insert(
+        "projection".into(),
+        serde_json::json!(sc.projection.to_vec()),
+    );
+    let torus = &sc.meshes[1];
+    let m = obj["meshes"][1].as_object_mut().unwrap();
+    m.remove("gltf");
+    m.insert("positions".into(), serde_json::json!(torus.positions));
+    m.insert("normals".into(), serde_json::json!(torus.normals));
+    m.insert("indices".into(), serde_json::json!(torus.indices));
+    let sc2 = RasterScene::parse(&v.to_string(), &scenes()).unwrap();
+    assert_eq!(torus.positions.len(), 24 * 12 * 3);
+    assert!(sc2
+        .eye
+        .iter()
+        .zip(&sc.eye)
+        .all(|(a, b)| (a - b).abs() < 1e-5));
+    let a = render(&sc, Mode::TileShader, 1, &mut |_, _| {}).unwrap();
+    let b = render(&sc2, Mode::TileShader, 1, &mut |_, _| {}).unwrap();
+    assert_eq!(a.pixels, b.pixels);
+}
+
+/// The memory model reports reads of never-written bytes: a lighting pass that reads a
+/// G-buffer surface whose tiles were suppressed reads poison, counted per region.
+#[test]
+fn poison_reads_are_counted() {
+    let g = rect_mesh(
+        "g",
+        32,
+        16,
+        [0.0, 0.0, 32.0, 16.0],
+        &fs_const(&[(0, [0.5, 0.5, 0.5, 1.0])]),
+    );
+    let mut p1 = pass(
+        32,
+        16,
+        1,
+        vec![target("g", Format::Rgba8, WriteMode::Average)],
+        vec![g],
+    );
+    // The tile shader suppresses the write-out of the right-hand tile only.
+    let ts = format!("{TS_HEAD}void main() {{
+    if (gl_LocalInvocationIndex == 0u && gl_WorkGroupID.x == 1u) imageStore(writeout, ivec2(0, 0), uvec4(0u));
+}}");
+    p1.resolves.push(resolve(1, &ts, (16, 16)));
+    let mut mem = Memory::new();
+    let r1 = run_pass(&p1, &mut mem).unwrap();
+    let fs = "#version 450
+layout(binding = 0, rgba8) uniform image2D g;
+layout(location = 0) out vec4 o;
+void main() { o = imageLoad(g, ivec2(gl_FragCoord.xy)); }";
+    let full = rect_mesh("full", 32, 16, [0.0, 0.0, 32.0, 16.0], fs);
+    let mut p2 = pass(
+        32,
+        16,
+        1,
+        vec![target("lit", Format::Rgba8, WriteMode::Average)],
+        vec![full],
+    );
+    p2.images = vec![(0, r1.surfaces[0].unwrap())];
+    run_pass(&p2, &mut mem).unwrap();
+    let g = mem.region(r1.surfaces[0].unwrap().region);
+    assert_eq!(g.read_bytes, 32 * 16 * 4, "one read per texel");
+    assert_eq!(g.poison_reads, 16 * 16 * 4, "the suppressed tile");
+}
