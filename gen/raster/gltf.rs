@@ -1,168 +1,156 @@
-//! A small glTF 2.0 reader for `rendergen raster`: the first primitive of the first mesh
-//! (mode 4, triangles), its `POSITION` (VEC3 float), optional `NORMAL` (VEC3 float) and
-//! `TEXCOORD_0` (VEC2 float), and its indices (unsigned byte, short or int; none = 0..n).
-//! Buffers are files beside the `.gltf` or base64 `data:` URIs; `.glb` is not read.
-//! Every problem is an error naming the glTF field.
-use serde_json::Value;
+//! glTF 2.0 meshes for `rendergen raster`, read with the `gltf` crate (which parses and
+//! validates the document, `.gltf` or binary `.glb`): every primitive of the first mesh
+//! (triangle lists only), its `POSITION`, optional `NORMAL` and `TEXCOORD_0` (any component
+//! type the specification allows, normalised integers converted as it says) and its indices
+//! (none: `0..n`). Buffers are the `.glb`'s binary chunk, files beside the document, or base64
+//! `data:` URIs. Node transforms are not applied (the scene's per-mesh model matrix places
+//! the mesh). Every problem is an error naming the file and the glTF field.
+use base64::Engine as _;
+use gltf::buffer::Source;
+use gltf::mesh::Mode;
 use std::path::Path;
 
 type Res<T> = Result<T, String>;
 
-fn base64(s: &str) -> Res<Vec<u8>> {
-    let mut out = Vec::with_capacity(s.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0);
-    for c in s.bytes() {
-        let v = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            _ => return Err(format!("bad base64 character `{}`", c as char)),
-        } as u32;
-        acc = acc << 6 | v;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Ok(out)
-}
-
-fn idx(v: &Value, k: &str, path: &str) -> Res<usize> {
-    v.get(k)
-        .and_then(Value::as_u64)
-        .map(|x| x as usize)
-        .ok_or_else(|| format!("{path}.{k}: missing or not an index"))
-}
-
-/// A loaded primitive: positions, normals, uvs (flattened; empty when absent) and indices.
+/// A loaded mesh: positions, normals, uvs (flattened; normals and uvs empty when a primitive
+/// lacks them) and indices into the positions.
 pub type Geometry = (Vec<f32>, Vec<f32>, Vec<f32>, Vec<u32>);
 
-/// Loads the first primitive of the first mesh.
-pub fn load(path: &Path) -> Res<Geometry> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let doc: Value = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: malformed JSON: {e}", path.display()))?;
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let at = |k: &str| -> Res<&Vec<Value>> {
-        doc.get(k)
-            .and_then(Value::as_array)
-            .ok_or_else(|| format!("{}: `{k}` missing", path.display()))
-    };
-    let buffers: Vec<Vec<u8>> = at("buffers")?
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            let uri = b
-                .get("uri")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("buffers[{i}].uri: missing"))?;
-            match uri.strip_prefix("data:") {
-                Some(rest) => {
-                    let data = rest
-                        .split_once(";base64,")
-                        .ok_or_else(|| format!("buffers[{i}].uri: only base64 data URIs"))?
-                        .1;
-                    base64(data).map_err(|e| format!("buffers[{i}].uri: {e}"))
-                }
-                None => std::fs::read(dir.join(uri))
-                    .map_err(|e| format!("buffers[{i}].uri `{uri}`: {e}")),
+/// The bytes of buffer `b`: the binary chunk, a `data:` URI or a file next to the document.
+fn buffer_data(b: &gltf::Buffer, blob: &Option<Vec<u8>>, dir: &Path) -> Res<Vec<u8>> {
+    let i = b.index();
+    let data = match b.source() {
+        Source::Bin => blob
+            .clone()
+            .ok_or_else(|| format!("buffers[{i}]: refers to a binary chunk, and there is none"))?,
+        Source::Uri(uri) => match uri.strip_prefix("data:") {
+            Some(rest) => {
+                let (_, data) = rest
+                    .split_once(";base64,")
+                    .ok_or_else(|| format!("buffers[{i}].uri: only base64 data URIs are read"))?;
+                base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .map_err(|e| format!("buffers[{i}].uri: bad base64: {e}"))?
             }
-        })
-        .collect::<Res<_>>()?;
-    let views = at("bufferViews")?;
-    let accessors = at("accessors")?;
-    // (component type, count, type) → raw words of each element as f32 or u32.
-    let read = |a: usize, want: &[&str], path_: &str| -> Res<(Vec<f32>, Vec<u32>)> {
-        let acc = accessors
-            .get(a)
-            .ok_or_else(|| format!("{path_}: accessor {a} does not exist"))?;
-        let p = format!("accessors[{a}]");
-        let ty = acc.get("type").and_then(Value::as_str).unwrap_or("");
-        if !want.contains(&ty) {
-            return Err(format!("{p}.type: `{ty}` (expected {})", want.join(" or ")));
-        }
-        let comps = match ty {
-            "SCALAR" => 1,
-            "VEC2" => 2,
-            "VEC3" => 3,
-            _ => 4,
-        };
-        let ct = idx(acc, "componentType", &p)?;
-        let count = idx(acc, "count", &p)?;
-        let vi = idx(acc, "bufferView", &p)?;
-        let view = views
-            .get(vi)
-            .ok_or_else(|| format!("{p}.bufferView: {vi} does not exist"))?;
-        let vp = format!("bufferViews[{vi}]");
-        let buf = &buffers
-            .get(idx(view, "buffer", &vp)?)
-            .ok_or_else(|| format!("{vp}.buffer: does not exist"))?;
-        let size = match ct {
-            5121 => 1,
-            5123 => 2,
-            5125 | 5126 => 4,
-            _ => return Err(format!("{p}.componentType: {ct} is not supported")),
-        };
-        let stride = view
-            .get("byteStride")
-            .and_then(Value::as_u64)
-            .map_or(size * comps, |s| s as usize);
-        let start = view.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize
-            + acc.get("byteOffset").and_then(Value::as_u64).unwrap_or(0) as usize;
-        let (mut f, mut u) = (Vec::new(), Vec::new());
-        for e in 0..count {
-            for c in 0..comps {
-                let o = start + e * stride + c * size;
-                let b = buf
-                    .get(o..o + size)
-                    .ok_or_else(|| format!("{p}: element {e} lies outside its buffer"))?;
-                match ct {
-                    5126 => f.push(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-                    5125 => u.push(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
-                    5123 => u.push(u16::from_le_bytes([b[0], b[1]]) as u32),
-                    _ => u.push(b[0] as u32),
-                }
-            }
-        }
-        Ok((f, u))
+            None => std::fs::read(dir.join(uri))
+                .map_err(|e| format!("buffers[{i}].uri `{uri}`: {e}"))?,
+        },
     };
-    let prim = doc
-        .pointer("/meshes/0/primitives/0")
-        .ok_or("meshes[0].primitives[0]: missing")?;
-    if prim.get("mode").and_then(Value::as_u64).unwrap_or(4) != 4 {
-        return Err("meshes[0].primitives[0].mode: only triangle lists (4)".into());
+    if data.len() < b.length() {
+        return Err(format!(
+            "buffers[{i}]: {} bytes, but byteLength is {}",
+            data.len(),
+            b.length()
+        ));
     }
-    let attr = |k: &str| {
-        prim.pointer(&format!("/attributes/{k}"))
-            .and_then(Value::as_u64)
-    };
-    let pos_a = attr("POSITION").ok_or("meshes[0].primitives[0].attributes.POSITION: missing")?;
-    let floats = |a: u64, t: &str, name: &str| -> Res<Vec<f32>> {
-        let (f, _) = read(a as usize, &[t], name)?;
-        if f.is_empty() {
-            return Err(format!("{name}: expected float components"));
+    Ok(data)
+}
+
+/// Loads every primitive of the first mesh of `path` into one indexed triangle list.
+pub fn load(path: &Path) -> Res<Geometry> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = gltf::Gltf::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let buffers: Vec<Vec<u8>> = (file.document.buffers())
+        .map(|b| buffer_data(&b, &file.blob, dir))
+        .collect::<Res<_>>()?;
+    let mesh = (file.document.meshes().next()).ok_or("meshes[0]: the file has no mesh")?;
+    let (mut positions, mut normals, mut uvs, mut indices) = (vec![], vec![], vec![], vec![]);
+    let mut all_normals = true;
+    let mut all_uvs = true;
+    for prim in mesh.primitives() {
+        let p = format!("meshes[0].primitives[{}]", prim.index());
+        if prim.mode() != Mode::Triangles {
+            return Err(format!(
+                "{p}.mode: {:?}; only triangle lists (4) are read",
+                prim.mode()
+            ));
         }
-        Ok(f)
-    };
-    let positions = floats(pos_a, "VEC3", "POSITION")?;
-    let normals = attr("NORMAL").map_or(Ok(vec![]), |a| floats(a, "VEC3", "NORMAL"))?;
-    let uvs = attr("TEXCOORD_0").map_or(Ok(vec![]), |a| floats(a, "VEC2", "TEXCOORD_0"))?;
-    let indices = match prim.get("indices").and_then(Value::as_u64) {
-        Some(a) => read(a as usize, &["SCALAR"], "indices")?.1,
-        None => (0..positions.len() as u32 / 3).collect(),
-    };
+        let reader = prim.reader(|b| buffers.get(b.index()).map(Vec::as_slice));
+        let pos: Vec<[f32; 3]> = reader
+            .read_positions()
+            .ok_or_else(|| format!("{p}.attributes.POSITION: missing or unreadable"))?
+            .collect();
+        let base = (positions.len() / 3) as u32;
+        let n = pos.len() as u32;
+        positions.extend(pos.iter().flatten());
+        match reader.read_normals() {
+            Some(it) if all_normals => normals.extend(it.flatten()),
+            _ => all_normals = false,
+        }
+        match reader.read_tex_coords(0) {
+            Some(it) if all_uvs => uvs.extend(it.into_f32().flatten()),
+            _ => all_uvs = false,
+        }
+        let first = indices.len();
+        match reader.read_indices() {
+            Some(it) => indices.extend(it.into_u32().map(|i| base + i)),
+            None => indices.extend(base..base + n),
+        }
+        if (indices.len() - first) % 3 != 0 {
+            return Err(format!(
+                "{p}.indices: {} indices, not a whole number of triangles",
+                indices.len() - first
+            ));
+        }
+        if let Some(bad) = indices[first..].iter().find(|&&i| i >= base + n) {
+            return Err(format!(
+                "{p}.indices: index {} beyond the {n} vertices",
+                bad - base
+            ));
+        }
+    }
+    if !all_normals {
+        normals.clear();
+    }
+    if !all_uvs {
+        uvs.clear();
+    }
+    if positions.is_empty() {
+        return Err("meshes[0]: no vertices".into());
+    }
     Ok((positions, normals, uvs, indices))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::load;
+
+    fn write(name: &str, text: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("rendergen-gltf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// One triangle: three VEC3 float positions and u16 indices in a base64 buffer.
+    const TRIANGLE: &str = r#"{"asset":{"version":"2.0"},
+      "buffers":[{"byteLength":42,"uri":"data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAABAAIA"}],
+      "bufferViews":[{"buffer":0,"byteLength":36},{"buffer":0,"byteOffset":36,"byteLength":6}],
+      "accessors":[{"bufferView":0,"componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]},
+                   {"bufferView":1,"componentType":5123,"count":3,"type":"SCALAR"}],
+      "meshes":[{"primitives":[{"attributes":{"POSITION":0},"indices":1}]}]}"#;
+
     #[test]
-    fn base64_decodes() {
-        assert_eq!(super::base64("AQID/w==").unwrap(), [1, 2, 3, 255]);
-        assert!(super::base64("A*").is_err());
+    fn reads_a_triangle_from_a_data_uri() {
+        let (p, n, uv, i) = load(&write("tri.gltf", TRIANGLE)).unwrap();
+        assert_eq!(p, [0., 0., 0., 1., 0., 0., 0., 1., 0.]);
+        assert!(n.is_empty() && uv.is_empty());
+        assert_eq!(i, [0, 1, 2]);
+    }
+
+    #[test]
+    fn bad_files_are_errors_naming_the_field() {
+        let e = load(&write(
+            "points.gltf",
+            &TRIANGLE.replace(r#""indices":1"#, r#""indices":1,"mode":0"#),
+        ))
+        .unwrap_err();
+        assert!(e.contains("primitives[0].mode"), "{e}");
+        let e = load(&write("short.gltf", &TRIANGLE.replace("42", "420"))).unwrap_err();
+        assert!(e.contains("buffers[0]"), "{e}");
+        let e = load(&write("broken.gltf", "{ not json")).unwrap_err();
+        assert!(e.contains("broken.gltf"), "{e}");
     }
 }

@@ -25,9 +25,10 @@
 //! * `gbuffer`: 1..=7 render targets (formats `rgba8`, `rgba16f`, `rg16f`, `r32f`; `clear`
 //!   optional, zeros), tile-buffer planes 0.. in order; `output` is the next plane. The tile
 //!   buffer has 8 colour planes and depth.
-//! * `meshes`: geometry from a glTF 2.0 file (`gltf`: the first primitive of the first mesh;
-//!   `POSITION`, optional `NORMAL` and `TEXCOORD_0`, triangle-list indices; buffers as a `.bin`
-//!   beside it or a base64 data URI) or inline arrays (`positions` xyz…, optional `normals`,
+//! * `meshes`: geometry from a glTF 2.0 file (`gltf`, `.gltf` or `.glb`, read by the `gltf`
+//!   crate: every triangle-list primitive of the first mesh; `POSITION`, optional `NORMAL`
+//!   and `TEXCOORD_0`, indices; buffers in the `.glb`, as files beside it or base64 data URIs;
+//!   node transforms are not applied) or inline arrays (`positions` xyz…, optional `normals`,
 //!   `uvs`, `indices`). Attribute locations: 0 position (vec3), 1 normal (vec3), 2 uv (vec2).
 //!   `model`: 16 numbers, column-major (default identity). `cull`: `none` (default), `back`,
 //!   `front`.
