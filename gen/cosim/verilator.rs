@@ -11,6 +11,15 @@ use std::time::Duration;
 
 const TIMEOUT: Duration = Duration::from_secs(900);
 
+/// The build's time limit: `RENDERGEN_VERILATOR_TIMEOUT` seconds, default [`TIMEOUT`] (a
+/// Verilator `-O3` build of the whole PBRU takes longer than that on a loaded machine).
+fn build_timeout() -> Duration {
+    std::env::var("RENDERGEN_VERILATOR_TIMEOUT")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .map_or(TIMEOUT, Duration::from_secs)
+}
+
 /// C++ statement copying the 32-bit words at `src` into input `name` of `width` bits.
 pub(crate) fn cpp_set(name: &str, width: u32, src: &str) -> String {
     match width {
@@ -151,7 +160,7 @@ pub(crate) fn build(
                 .arg(format!("OPT_FAST={opt} OPT_SLOW=-O0 OPT_GLOBAL={opt}"))
                 .args(names),
             dir,
-            TIMEOUT,
+            build_timeout(),
         )?
         .success("verilator")?;
         Ok(())

@@ -1,7 +1,11 @@
 //! Printing the narrow (≤ 64-bit) instructions and batches: one statement each.
 
 use super::Gen;
-use crate::engine::program::{mask, Batch, Ins};
+use crate::engine::program::{mask, Batch, Ins, Place, Run, Shape};
+use std::fmt::Write;
+
+/// Shortest indexed batch printed as a loop over a table (shorter ones are unrolled).
+const BATCH_LOOP: usize = 16;
 
 /// `& mask` for a `w`-bit result, or nothing at 64 bits.
 fn m(w: u8) -> String {
@@ -107,42 +111,91 @@ impl Gen<'_> {
                 vec![self.wide(&p.wide[i as usize])]
             }
             Ins::Batch { op, w, start, n } => {
-                let ops = &self.p.batch[start as usize..(start + n) as usize];
+                let p = self.p;
+                let ops = &p.batch[start as usize..(start + n) as usize];
+                if ops.len() >= BATCH_LOOP {
+                    return vec![self.batch_loop(op, w, ops)];
+                }
                 ops.iter().map(|o| self.batch(op, w, *o)).collect()
             }
             Ins::Run { op, w, shape, run } => {
-                let r = self.p.runs[run as usize];
-                (0..r.n)
-                    .map(|i| self.batch(op, w, r.entry(op, shape, i)))
-                    .collect()
+                vec![self.run(op, w, shape, self.p.runs[run as usize])]
             }
         }
     }
 
+    /// A run as one loop over neighbouring places (constant bounds, so the optimiser drops
+    /// the bounds checks and vectorises it; every operand range lies below the destination).
+    fn run(&self, op: Batch, w: u8, shape: Shape, r: Run) -> String {
+        let at = |x: Place, steps: bool| {
+            if steps {
+                format!("v[{x} + i]")
+            } else {
+                self.r(x)
+            }
+        };
+        let a = at(r.a, shape != Shape::FixA);
+        let b = at(r.b, shape != Shape::FixB);
+        let c = if op.reads() == 3 {
+            at(r.c, true)
+        } else {
+            r.c.to_string()
+        };
+        let e = expr(op, w, &a, &b, &c);
+        format!("for i in 0..{} {{ v[{} + i] = {e}; }}", r.n, r.d)
+    }
+
+    /// A long indexed batch as one loop over a static table of its entries `[d, a, b, c]`
+    /// (`c` is a place or, for `Slice` and `XorSlice`, the shift).
+    fn batch_loop(&mut self, op: Batch, w: u8, ops: &[[u32; 4]]) -> String {
+        let name = format!("BATCH_{}", self.tables.len());
+        let vals: Vec<String> = (ops.iter())
+            .map(|[d, a, b, c]| format!("[{d}, {a}, {b}, {c}]"))
+            .collect();
+        writeln!(
+            self.tables,
+            "static {name}: [[u32; 4]; {}] = [{}];",
+            ops.len(),
+            vals.join(", ")
+        )
+        .unwrap();
+        let c = if op.reads() == 3 {
+            "v[e[3] as usize]"
+        } else {
+            "e[3]"
+        };
+        let e = expr(op, w, "v[e[1] as usize]", "v[e[2] as usize]", c);
+        format!("for e in {name}.iter() {{ v[e[0] as usize] = {e}; }}")
+    }
+
     /// One entry `[d, a, b, c]` of a batch.
     fn batch(&self, op: Batch, w: u8, [d, a, b, c]: [u32; 4]) -> String {
-        let r = |s| self.r(s);
-        let e = match op {
-            Batch::Copy => r(a),
-            Batch::Add => format!("{}.wrapping_add({}){}", r(a), r(b), m(w)),
-            Batch::Sub => format!("{}.wrapping_sub({}){}", r(a), r(b), m(w)),
-            Batch::Mul => format!("{}.wrapping_mul({}){}", r(a), r(b), m(w)),
-            Batch::And => format!("{} & {}", r(a), r(b)),
-            Batch::Or => format!("{} | {}", r(a), r(b)),
-            Batch::Xor => format!("{} ^ {}", r(a), r(b)),
-            Batch::Eq => format!("({} == {}) as u64", r(a), r(b)),
-            Batch::Mux => format!("sel({}, {}, {})", r(a), r(b), r(c)),
-            Batch::Slice => format!("({} >> {c}){}", r(a), m(w)),
-            Batch::Not => format!("!{}{}", r(a), m(w)),
-            Batch::MulAdd => format!(
-                "{}.wrapping_mul({}).wrapping_add({}){}",
-                r(a),
-                r(b),
-                r(c),
-                m(w)
-            ),
-            Batch::XorSlice => format!("{} ^ (({} >> {c}){})", r(a), r(b), m(w)),
+        let c = if op.reads() == 3 {
+            self.r(c)
+        } else {
+            c.to_string()
         };
+        let e = expr(op, w, &self.r(a), &self.r(b), &c);
         format!("{} = {e};", self.dst(d))
+    }
+}
+
+/// The expression of a batch kind over operand expressions `a`, `b` and `c` (a place's value,
+/// or the shift of `Slice` and `XorSlice`).
+fn expr(op: Batch, w: u8, a: &str, b: &str, c: &str) -> String {
+    match op {
+        Batch::Copy => a.to_string(),
+        Batch::Add => format!("{a}.wrapping_add({b}){}", m(w)),
+        Batch::Sub => format!("{a}.wrapping_sub({b}){}", m(w)),
+        Batch::Mul => format!("{a}.wrapping_mul({b}){}", m(w)),
+        Batch::And => format!("{a} & {b}"),
+        Batch::Or => format!("{a} | {b}"),
+        Batch::Xor => format!("{a} ^ {b}"),
+        Batch::Eq => format!("({a} == {b}) as u64"),
+        Batch::Mux => format!("sel({a}, {b}, {c})"),
+        Batch::Slice => format!("({a} >> {c}){}", m(w)),
+        Batch::Not => format!("!{a}{}", m(w)),
+        Batch::MulAdd => format!("{a}.wrapping_mul({b}).wrapping_add({c}){}", m(w)),
+        Batch::XorSlice => format!("{a} ^ (({b} >> {c}){})", m(w)),
     }
 }

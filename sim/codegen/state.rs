@@ -85,8 +85,11 @@ impl Gen<'_> {
             out.push(self.when(wp.en, body));
         }
         for &(q, d, n) in &p.regs_plain {
-            for i in 0..n {
-                out.push(format!("{} = {};", self.dst(q + i), self.r(d + i)));
+            if n == 1 {
+                out.push(format!("{} = {};", self.dst(q), self.r(d)));
+            } else {
+                // A block copy, as the interpreter's (`exec::copy_words`).
+                out.push(format!("v.copy_within({d}..{}, {q});", d + n));
             }
         }
         for r in &p.regs {
