@@ -449,6 +449,27 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| crate::tile::top::tile_buffer_top(&tile_cfg(v)),
         constraint: Some(tile_constraint),
     },
+    GeneratorSpec {
+        name: "tile_writeout",
+        doc: "tile write-out: static/dynamic suppression per plane, MSAA resolve (mean or sample), pack by format, row bursts to the memory port",
+        params: TILE_PARAMS,
+        build: |v| crate::tile::top::tile_writeout_top(&tile_cfg(v)),
+        constraint: Some(tile_constraint),
+    },
+    GeneratorSpec {
+        name: "tile_cmd",
+        doc: "tile command-list processor: fetch, TILE_BEGIN, DRAW, RESOLVE drain barrier and tile-shader launch, END_TILE write-out",
+        params: TILE_PARAMS,
+        build: |v| crate::tile::top::tile_cmd_top(&tile_cfg(v)),
+        constraint: Some(tile_constraint),
+    },
+    GeneratorSpec {
+        name: "tile_backend",
+        doc: "tile back end: command processor, rasteriser, early depth, tile buffer, write-out, memory arbiter",
+        params: TILE_PARAMS,
+        build: |v| crate::tile::top::tile_backend_top(&tile_cfg(v)),
+        constraint: Some(tile_constraint),
+    },
 ];
 
 /// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
@@ -509,6 +530,8 @@ const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("texture_unit", &["max_log2=4", "cache_lines=4"]),
     ("tile_raster", &["samples=1", "rts=2", "formats=0x20"]),
     ("tile_buffer", &["samples=1", "rts=2", "formats=0x20"]),
+    ("tile_writeout", &["samples=1", "rts=2", "formats=0x20"]),
+    ("tile_backend", &["samples=1", "rts=2", "formats=0x20"]),
 ];
 
 /// Why a catalogue request failed.

@@ -35,11 +35,16 @@
 //! * A fragment tracker for the RESOLVE drain barrier counts quads leaving `quad` against
 //!   pixel writes accepted on `pixel`.
 
+pub mod backend;
 pub mod blend;
 pub mod buffer;
+pub mod cmd;
 pub mod early_z;
+pub mod mem_port;
 pub mod raster;
+pub mod resolve;
 pub mod top;
+pub mod writeout;
 
 use rendergen_hdl::{clog2, Bundle, Module, Sig};
 

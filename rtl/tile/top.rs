@@ -138,3 +138,149 @@ pub fn tile_raster_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
         m.output_stream("wo_resp", out.wo_resp);
     })
 }
+
+/// The write-out unit alone ([`tile_writeout`](super::writeout::tile_writeout) as the child
+/// `tile_writeout`; catalogue `tile_writeout`): input stream `start`, configuration inputs
+/// `config_enable`, `config_base_<p>`, `config_pitch_<p>`, the tile buffer's write-out port as
+/// `wo_req` (out) and `wo_resp` (in), the memory port `mem_req`/`mem_resp`, counters
+/// `bytes_<p>`.
+///
+/// * **Cost** (Yosys generic `synth`, measured): default configuration (`rendergen synth
+///   tile_writeout --per-module`) 46,953 cells, 3,215 flip-flops, 124 gate levels (the three
+///   binary32 adders of the R32F mean 24,081 cells; the binary16 exact means and the rest
+///   22,872); small (`-p samples=1 -p rts=2 -p formats=0x20`) 2,518 cells, 285 flip-flops,
+///   38 gate levels.
+///
+/// ```
+/// use rendergen_rtl::tile::{top::tile_writeout_top, TileCfg};
+/// let design = tile_writeout_top(&TileCfg::default()).unwrap();
+/// assert!(design.top().outputs.iter().any(|p| p.name == "mem_req_data"));
+/// assert!(design.top().inputs.iter().any(|p| p.name == "config_pitch_4"));
+/// ```
+pub fn tile_writeout_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
+    use super::mem_port::MemResp;
+    use super::writeout::{tile_writeout, WoConfig, WoStart, WriteoutIn};
+    use super::WoResp;
+    Design::build_with_params("tile_writeout_top", &format!("{cfg:?}"), |m| {
+        if !cfg.check(m) {
+            return;
+        }
+        let i = WriteoutIn {
+            start: m.input_stream("start", &WoStart::shape(cfg)),
+            config: m.input_bundle("config", &WoConfig::shape(cfg)),
+            wo_resp: m.input_stream(
+                "wo_resp",
+                &WoResp {
+                    samples: vec![cfg.data_bits(); cfg.samples as usize],
+                },
+            ),
+            mem_resp: m.input_stream("mem_resp", &MemResp::SHAPE),
+        };
+        let o = m.child("tile_writeout", cfg, i, tile_writeout);
+        m.output_stream("wo_req", o.wo_req);
+        m.output_stream("mem_req", o.mem_req);
+        for (k, b) in o.bytes.into_iter().enumerate() {
+            m.output(&format!("bytes_{k}"), b);
+        }
+    })
+}
+
+/// The command-list processor alone ([`tile_cmd`](super::cmd::tile_cmd) as the child
+/// `tile_cmd`; catalogue `tile_cmd`): every port of it at the top (`list`, `mem_req`/`mem_resp`,
+/// `tile_begin`, `tri`, `ts_launch`, `ts_done`, `wo_start`, `quad_out`, `quad_retired`,
+/// `fence_seen`, `outstanding`, `bad_op`, `counters_*`).
+///
+/// * **Cost** (`rendergen synth tile_cmd --per-module`, Yosys generic, default configuration):
+///   2,018 cells, 824 flip-flops (640 of them the ten command words), 17 gate levels.
+///
+/// ```
+/// use rendergen_rtl::tile::{top::tile_cmd_top, TileCfg};
+/// let design = tile_cmd_top(&TileCfg::default()).unwrap();
+/// assert!(design.top().outputs.iter().any(|p| p.name == "ts_launch_xthreads"));
+/// ```
+pub fn tile_cmd_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
+    use super::cmd::{tile_cmd, CmdIn, TileList};
+    use super::mem_port::{MemResp, MEM_ADDR_BITS};
+    use super::writeout::WoFlags;
+    Design::build_with_params("tile_cmd_top", &format!("{cfg:?}"), |m| {
+        if !cfg.check(m) {
+            return;
+        }
+        let i = CmdIn {
+            list: m.input_stream(
+                "list",
+                &TileList {
+                    addr: MEM_ADDR_BITS,
+                },
+            ),
+            mem_resp: m.input_stream("mem_resp", &MemResp::SHAPE),
+            ts_done: m.input_stream("ts_done", &WoFlags::shape(cfg)),
+            quad_out: m.input("quad_out", 1),
+            quad_retired: m.input("quad_retired", 1),
+            fence_seen: m.input("fence_seen", 1),
+        };
+        let o = m.child("tile_cmd", cfg, i, tile_cmd);
+        m.output_stream("mem_req", o.mem_req);
+        m.output_stream("tile_begin", o.tile_begin);
+        m.output_stream("tri", o.tri);
+        m.output_stream("ts_launch", o.ts_launch);
+        m.output_stream("wo_start", o.wo_start);
+        m.output("outstanding", o.outstanding);
+        m.output("bad_op", o.bad_op);
+        m.output_bundle("counters", &o.counters);
+    })
+}
+
+/// The per-tile back end ([`tile_backend`](super::backend::tile_backend) as the child
+/// `tile_backend`; catalogue `tile_backend`): ports `list`, `config_*`, `mem_req`/`mem_resp`,
+/// `quad`, `pixel`, `quad_retired`, `ts_req`/`ts_resp`, `ts_launch`/`ts_done`,
+/// `outstanding`, `bad_op`, `counters_*`, `bytes_<p>`.
+///
+/// * **Cost** (`rendergen synth tile_backend -p samples=1 -p rts=2 -p formats=0x20
+///   --per-module`, Yosys generic, tile-buffer RAMs as flip-flops): 122,402 cells, 29,474
+///   flip-flops, 70 gate levels: `tile_buffer` 76,705 cells with its four `blend_rgba8`,
+///   `raster` 41,066, `tile_writeout` 2,551, `tile_cmd` 1,933, `mem_arbiter` 125.
+///
+/// ```
+/// use rendergen_rtl::tile::{top::tile_backend_top, RtFormat, TileCfg};
+/// let cfg = TileCfg { samples: 1, formats: vec![RtFormat::Rgba8] };
+/// let design = tile_backend_top(&cfg).unwrap();
+/// assert!(design.top().outputs.iter().any(|p| p.name == "quad_coverage"));
+/// assert!(design.top().inputs.iter().any(|p| p.name == "ts_done_enable"));
+/// ```
+pub fn tile_backend_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
+    use super::backend::{tile_backend, BackendIn};
+    use super::cmd::TileList;
+    use super::mem_port::{MemResp, MEM_ADDR_BITS};
+    use super::writeout::{WoConfig, WoFlags};
+    Design::build_with_params("tile_backend_top", &format!("{cfg:?}"), |m| {
+        if !cfg.check(m) {
+            return;
+        }
+        let i = BackendIn {
+            list: m.input_stream(
+                "list",
+                &TileList {
+                    addr: MEM_ADDR_BITS,
+                },
+            ),
+            config: m.input_bundle("config", &WoConfig::shape(cfg)),
+            mem_resp: m.input_stream("mem_resp", &MemResp::SHAPE),
+            pixel: m.input_stream("pixel", &PixelReq::shape(cfg)),
+            quad_retired: m.input("quad_retired", 1),
+            ts_req: m.input_stream("ts_req", &TsReq::shape(cfg)),
+            ts_done: m.input_stream("ts_done", &WoFlags::shape(cfg)),
+        };
+        let o = m.child("tile_backend", cfg, i, tile_backend);
+        m.output_stream("mem_req", o.mem_req);
+        m.output_stream("quad", o.quad);
+        m.output_stream("ts_resp", o.ts_resp);
+        m.output_stream("ts_launch", o.ts_launch);
+        m.output("outstanding", o.outstanding);
+        m.output("bad_op", o.bad_op);
+        m.output_bundle("counters", &o.counters);
+        for (k, b) in o.bytes.into_iter().enumerate() {
+            m.output(&format!("bytes_{k}"), b);
+        }
+    })
+}

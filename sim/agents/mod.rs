@@ -5,6 +5,8 @@
 //!
 //! * [`pbru`]: the SM, the TTU and the SM's L1 around a simulated `pbru` top.
 //! * [`shader_core`]: program, launches and every port of a simulated `shader_core`.
+//! * [`memory`]: a byte-accurate external memory on the tile engine's memory port.
 
+pub mod memory;
 pub mod pbru;
 pub mod shader_core;

@@ -4,8 +4,12 @@
 //! in-order scoreboards (nothing lost, duplicated or reordered); a mesh of triangles sharing
 //! edges; co-simulation in iverilog and Verilator; lint; measurements.
 
+mod backend;
 mod buffer;
+mod cmd;
+mod memory;
 mod raster;
+mod writeout;
 
 use rendergen_hdl::{Bundle, Leaves, PortPath};
 use rendergen_rtl::tile::{QuadFrag, TileCfg, TriSetup};
