@@ -12,6 +12,7 @@
 
 pub mod astc;
 pub mod bench;
+pub mod conv;
 pub mod cosim;
 pub mod fpga;
 pub mod fuzz;

@@ -470,6 +470,37 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         build: |v| crate::tile::top::tile_backend_top(&tile_cfg(v)),
         constraint: Some(tile_constraint),
     },
+    GeneratorSpec {
+        name: "tex_system",
+        doc: "shader core whose tex port is answered by the texture unit (sampler bridge, broadcast fetch; issue 14)",
+        params: &[
+            pr("quads", 4, crate::shader::QUADS, "2x2 quads per warp"),
+            pr("warps", 8, crate::shader::WARPS, "warp slots"),
+            pr("regs", 64, crate::shader::REGS, "32-bit registers per lane"),
+            pow2("imem_depth", 1024, crate::shader::IMEM_DEPTH, "instruction memory words"),
+            pow2("cache_lines", 64, crate::texture::CACHE_LINES, "texture-cache lines (2x2 blocks)"),
+            pr("max_log2", 10, crate::texture::MAX_LOG2, "log2 of the largest texture side"),
+            pr("order_depth", 32, crate::texture::system::ORDER_DEPTH, "texture requests in flight"),
+        ],
+        build: |v| {
+            crate::texture::system::tex_system_top(&crate::texture::system::TexSysCfg {
+                core: crate::shader::ShaderCfg {
+                    quads: v[0] as u32,
+                    warps: v[1] as u32,
+                    regs: v[2] as u32,
+                    imem_depth: v[3] as u32,
+                    ..crate::shader::ShaderCfg::default()
+                },
+                tex: crate::texture::TexCfg {
+                    cache_lines: v[4] as u32,
+                    max_log2: v[5] as u32,
+                    ..crate::texture::TexCfg::default()
+                },
+                order_depth: v[6] as u32,
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
@@ -528,6 +559,18 @@ const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("pbru", &["cores=1", "slots=1", "real_astc=0"]),
     ("shader_core", &["warps=1", "regs=8", "imem_depth=16"]),
     ("texture_unit", &["max_log2=4", "cache_lines=4"]),
+    (
+        "tex_system",
+        &[
+            "quads=1",
+            "warps=1",
+            "regs=8",
+            "imem_depth=16",
+            "cache_lines=4",
+            "max_log2=4",
+            "order_depth=2",
+        ],
+    ),
     ("tile_raster", &["samples=1", "rts=2", "formats=0x20"]),
     ("tile_buffer", &["samples=1", "rts=2", "formats=0x20"]),
     ("tile_writeout", &["samples=1", "rts=2", "formats=0x20"]),

@@ -5,6 +5,7 @@
 //! elaboration; clap's own usage errors).
 
 mod astc;
+mod conv;
 mod demo;
 mod mtlx;
 mod pbru;
@@ -198,6 +199,9 @@ enum Command {
     /// Render a scene (JSON: gen/raster/scenes/) on the tile engine: tile-shader deferred
     /// lighting, the two-pass reference, or forward; external bytes per region with --json.
     Raster(raster::RasterArgs),
+    /// Convolve an image (PNG) as a shader on the cores, every texel through the texture unit:
+    /// per-pixel baseline or collective fetch (issue 14 §3).
+    Conv(conv::ConvArgs),
     /// Simulate an engine with its SM, TTU and L1 agents.
     #[command(subcommand)]
     Sim(pbru::SimCommand),
@@ -563,6 +567,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Mtlx(c) => mtlx::run(c),
         Command::Render(a) => render::run(a),
         Command::Raster(a) => raster::run(a),
+        Command::Conv(a) => conv::run(a),
         Command::Sim(c) => pbru::sim(c),
         Command::Shade(c) => shade::run(c),
     }

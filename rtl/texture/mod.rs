@@ -126,6 +126,7 @@ pub mod answer;
 pub mod cache;
 pub mod filter;
 pub mod lod;
+pub mod system;
 
 use rendergen_hdl::{name_lets, Bundle, Design, ElabErrors, Io, Module, Sig, Stream};
 use std::ops::RangeInclusive;
@@ -581,27 +582,34 @@ pub fn texture_unit_top(cfg: &TexCfg) -> Result<Design, ElabErrors> {
             & m.check_param("quad_width", cfg.quad_width.into(), QUAD_WIDTH)
             & m.check_param_pow2("cache_lines", cfg.cache_lines.into(), CACHE_LINES)
             & m.check_param("max_log2", cfg.max_log2.into(), MAX_LOG2);
-        if !ok {
-            return;
+        if ok {
+            texture_unit_ports(m, cfg);
         }
-        let req = m.input_stream::<TexRequest>("req", &TexRequest::shape(cfg));
-        let desc = m.input_bundle::<TexDescPort>("desc", &TexDescPort::shape());
-        let flush = m.input("flush", 1);
-        let mem_resp = m.input_stream::<MemResp>("mem_resp", &MemResp { data: vec![32; 4] });
-        let out = texture_unit(
-            m,
-            cfg,
-            TexUnitIn {
-                req,
-                desc,
-                flush,
-                mem_resp,
-            },
-        );
-        m.output_stream("answer", out.answer);
-        m.output_stream("mem_req", out.mem_req);
-        m.output_bundle("counters", &out.counters);
     })
+}
+
+/// The unit with its ports (`req`, `desc_*`, `flush`, `mem_resp`, `answer`, `mem_req`,
+/// `counters_*`) on the module under construction: the body of [`texture_unit_top`], also
+/// instantiated by [`system::tex_system_top`].
+#[name_lets]
+pub fn texture_unit_ports(m: &mut Module, cfg: &TexCfg) {
+    let req = m.input_stream::<TexRequest>("req", &TexRequest::shape(cfg));
+    let desc = m.input_bundle::<TexDescPort>("desc", &TexDescPort::shape());
+    let flush = m.input("flush", 1);
+    let mem_resp = m.input_stream::<MemResp>("mem_resp", &MemResp { data: vec![32; 4] });
+    let out = texture_unit(
+        m,
+        cfg,
+        TexUnitIn {
+            req,
+            desc,
+            flush,
+            mem_resp,
+        },
+    );
+    m.output_stream("answer", out.answer);
+    m.output_stream("mem_req", out.mem_req);
+    m.output_bundle("counters", &out.counters);
 }
 
 /// `a + (((b − a)·f) >> 8)` on 16-bit channels with an 8-bit fraction: exact at `f = 0`, and

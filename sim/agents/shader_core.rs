@@ -235,8 +235,8 @@ pub struct ShaderCoreAgent {
     ldg_req: Out<3>,
     stg_req: Out<4>,
     ldu_req: Out<2>,
-    tex_req: Out<4>,
-    tex_coords: Vec<OutputId>,
+    /// The texture port, absent in a design that answers `tex` inside (e.g. `tex_system`).
+    tex: Option<TexPorts>,
     spec_req: Out<6>,
     export: Out<4>,
     export_data: Vec<OutputId>,
@@ -244,9 +244,32 @@ pub struct ShaderCoreAgent {
     ldg_resp: In<3>,
     spec_resp: In<3>,
     ldu_resp: In<2>,
-    tex_resp: In<2>,
-    tex_texels: Vec<InputId>,
     issue: OutputId,
+}
+
+/// The core's texture port.
+struct TexPorts {
+    req: Out<4>,
+    coords: Vec<OutputId>,
+    resp: In<2>,
+    texels: Vec<InputId>,
+}
+
+/// Ports of a design beyond the core's own (a texture unit's memory, say), driven by the
+/// caller of [`ShaderCoreAgent::run_with`] once per cycle.
+pub trait ExtraPorts {
+    /// Called every cycle after the agent has poked its inputs and before the clock edge:
+    /// poke this cycle's inputs, then observe this cycle's transfers.
+    fn cycle(&mut self, sim: &mut Simulator) -> Result<(), String>;
+}
+
+/// No extra ports.
+pub struct NoExtraPorts;
+
+impl ExtraPorts for NoExtraPorts {
+    fn cycle(&mut self, _sim: &mut Simulator) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 impl ShaderCoreAgent {
@@ -268,8 +291,15 @@ impl ShaderCoreAgent {
             ldg_req: output(&sim, "ldg_req", ["slot", "lane", "addr"]).map_err(e)?,
             stg_req: output(&sim, "stg_req", ["slot", "lane", "addr", "data"]).map_err(e)?,
             ldu_req: output(&sim, "ldu_req", ["slot", "index"]).map_err(e)?,
-            tex_req: output(&sim, "tex_req", ["slot", "quad", "sampler", "mask"]).map_err(e)?,
-            tex_coords: vec_out(&sim, "tex_req_coords", 8).map_err(e)?,
+            tex: match sim.output("tex_req_valid") {
+                Err(_) => None,
+                Ok(_) => Some(TexPorts {
+                    req: output(&sim, "tex_req", ["slot", "quad", "sampler", "mask"]).map_err(e)?,
+                    coords: vec_out(&sim, "tex_req_coords", 8).map_err(e)?,
+                    resp: input(&sim, "tex_resp", ["slot", "quad"]).map_err(e)?,
+                    texels: vec_in(&sim, "tex_resp_texels", 16).map_err(e)?,
+                }),
+            },
             spec_req: output(
                 &sim,
                 "spec_req",
@@ -282,8 +312,6 @@ impl ShaderCoreAgent {
             ldg_resp: input(&sim, "ldg_resp", ["slot", "lane", "data"]).map_err(e)?,
             spec_resp: input(&sim, "spec_resp", ["slot", "lane", "data"]).map_err(e)?,
             ldu_resp: input(&sim, "ldu_resp", ["slot", "data"]).map_err(e)?,
-            tex_resp: input(&sim, "tex_resp", ["slot", "quad"]).map_err(e)?,
-            tex_texels: vec_in(&sim, "tex_resp_texels", 16).map_err(e)?,
             issue: sim.output("issue").map_err(e)?,
             sim,
             shape,
@@ -310,6 +338,18 @@ impl ShaderCoreAgent {
         program: &[u64],
         launches: &[Launch],
         env: &mut dyn Env,
+    ) -> Result<(Vec<WarpOutcome>, CoreStats), String> {
+        self.run_with(cfg, program, launches, env, &mut NoExtraPorts)
+    }
+
+    /// [`ShaderCoreAgent::run`] with `extra` driving the design's other ports every cycle.
+    pub fn run_with<X: ExtraPorts>(
+        &mut self,
+        cfg: &AgentCfg,
+        program: &[u64],
+        launches: &[Launch],
+        env: &mut dyn Env,
+        extra: &mut X,
     ) -> Result<(Vec<WarpOutcome>, CoreStats), String> {
         let shape = self.shape;
         let lanes = 4 * shape.quads;
@@ -431,28 +471,33 @@ impl ShaderCoreAgent {
                 sim.poke(self.ldu_resp.fields[0], a.slot);
                 sim.poke(self.ldu_resp.fields[1], a.words[0] as u64);
             }
-            sim.poke(self.tex_resp.valid, tex_q.offered.is_some() as u64);
-            if let Some(a) = tex_q.offered {
-                sim.poke(self.tex_resp.fields[0], a.slot);
-                sim.poke(self.tex_resp.fields[1], a.index);
-                for (&id, &w) in self.tex_texels.iter().zip(&a.words) {
-                    sim.poke(id, w as u64);
+            if let Some(t) = &self.tex {
+                sim.poke(t.resp.valid, tex_q.offered.is_some() as u64);
+                if let Some(a) = tex_q.offered {
+                    sim.poke(t.resp.fields[0], a.slot);
+                    sim.poke(t.resp.fields[1], a.index);
+                    for (&id, &w) in t.texels.iter().zip(&a.words) {
+                        sim.poke(id, w as u64);
+                    }
                 }
             }
             // Readiness of the request streams.
             let mut take = [false; 7];
             for (t, ready) in take.iter_mut().zip([
-                self.ldg_req.ready,
-                self.stg_req.ready,
-                self.ldu_req.ready,
-                self.tex_req.ready,
-                self.spec_req.ready,
-                self.export.ready,
-                self.done.ready,
+                Some(self.ldg_req.ready),
+                Some(self.stg_req.ready),
+                Some(self.ldu_req.ready),
+                self.tex.as_ref().map(|t| t.req.ready),
+                Some(self.spec_req.ready),
+                Some(self.export.ready),
+                Some(self.done.ready),
             ]) {
                 *t = !rng.chance(cfg.stall);
-                sim.poke(ready, *t as u64);
+                if let Some(ready) = ready {
+                    sim.poke(ready, *t as u64);
+                }
             }
+            extra.cycle(sim)?;
             // Transfers into the core.
             let launch_taken = launch_on && sim.peek(self.launch.ready) == 1;
             launch_stalled = launch_on && !launch_taken;
@@ -473,13 +518,15 @@ impl ShaderCoreAgent {
                 }
             }
             for (q, ready) in [
-                (&mut ldg_q, self.ldg_resp.ready),
-                (&mut spec_q, self.spec_resp.ready),
-                (&mut ldu_q, self.ldu_resp.ready),
-                (&mut tex_q, self.tex_resp.ready),
+                (&mut ldg_q, Some(self.ldg_resp.ready)),
+                (&mut spec_q, Some(self.spec_resp.ready)),
+                (&mut ldu_q, Some(self.ldu_resp.ready)),
+                (&mut tex_q, self.tex.as_ref().map(|t| t.resp.ready)),
             ] {
-                if q.offered.is_some() && sim.peek(ready) == 1 {
-                    q.offered = None;
+                if let Some(ready) = ready {
+                    if q.offered.is_some() && sim.peek(ready) == 1 {
+                        q.offered = None;
+                    }
                 }
             }
             // Requests out of the core.
@@ -505,15 +552,14 @@ impl ShaderCoreAgent {
                     let v = peek(sim, valid) == 1;
                     h.check(name, v, taken, p)?;
                 }
-                let mut p = [0u64; 12];
-                for (x, &id) in p
-                    .iter_mut()
-                    .zip(self.tex_req.fields.iter().chain(&self.tex_coords))
-                {
-                    *x = peek(sim, id);
+                if let Some(t) = &self.tex {
+                    let mut p = [0u64; 12];
+                    for (x, &id) in p.iter_mut().zip(t.req.fields.iter().chain(&t.coords)) {
+                        *x = peek(sim, id);
+                    }
+                    let v = peek(sim, t.req.valid) == 1;
+                    held.1.check("tex_req", v, take[3], p)?;
                 }
-                let v = peek(sim, self.tex_req.valid) == 1;
-                held.1.check("tex_req", v, take[3], p)?;
                 let mut p = [0u64; 8];
                 for (x, &id) in p
                     .iter_mut()
@@ -551,11 +597,15 @@ impl ShaderCoreAgent {
                     words,
                 });
             }
-            if take[3] && peek(sim, self.tex_req.valid) == 1 {
+            let tex_taken = self
+                .tex
+                .as_ref()
+                .filter(|t| take[3] && peek(sim, t.req.valid) == 1);
+            if let Some(t) = tex_taken {
                 tex_requests += 1;
-                let f = self.tex_req.fields.map(|id| peek(sim, id));
+                let f = t.req.fields.map(|id| peek(sim, id));
                 let mut coords = [[0u32; 2]; 4];
-                for (i, &id) in self.tex_coords.iter().enumerate() {
+                for (i, &id) in t.coords.iter().enumerate() {
                     coords[i / 2][i % 2] = peek(sim, id) as u32;
                 }
                 let texels = env.texture(&TexRequest {

@@ -10,6 +10,8 @@
 //! `-- --nocapture`, `texture::latency_and_throughput` prints the figures quoted in
 //! `rendergen_rtl::texture` (one footprint per clock once warm; latency 14 clocks).
 
+mod system;
+
 use rendergen_hdl::Design;
 use rendergen_rtl::texture::{texture_unit_top, TexCfg};
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};

@@ -60,6 +60,7 @@
 
 pub mod cache;
 pub mod collective;
+pub mod system;
 
 /// Wrap mode of one axis (the RTL's 2-bit code is the discriminant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

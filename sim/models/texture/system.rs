@@ -1,0 +1,299 @@
+//! The shader core's `tex` instruction on the texture unit (issue 14 §1–§3): how the 32-bit
+//! sampler immediate of `tex d, a, imm` becomes a texture-unit [`Request`], how an [`Answer`]
+//! becomes the four words per lane the core writes, and [`TexEnv`], the interpreter's texture
+//! port answered by this golden model (the model twin of `rendergen_rtl::texture::system`).
+//!
+//! # The sampler word (the `tex` immediate)
+//! | bits | field | meaning |
+//! |---|---|---|
+//! | 1:0 | `mode` | 0 filtered, 1 raw (filter bypassed), 2 gather |
+//! | 2 | `int_coords` | the lanes' `(a, a+1)` are signed integer texel coordinates (else binary32 normalised) |
+//! | 3 | `broadcast` | broadcast fetch: only lane `source` of the quad fetches; its four words go to every lane |
+//! | 5:4 | `source` | the fetching lane of a broadcast |
+//! | 7:6 | `patch` | collective-fetch patch code (sideband, §A.8) |
+//! | 9:8 | `subop` | collective-fetch sub-operation (sideband) |
+//! | 10 | `filter` | 0 nearest, 1 bilinear |
+//! | 12:11 | `mip` | 0 level 0, 1 nearest level, 2 linear |
+//! | 13 | `explicit_lod` | `lod` is the level of detail (else a bias) |
+//! | 15:14 | `comp` | gathered component |
+//! | 31:16 | `lod` | LOD or bias, signed Q8.8 |
+//!
+//! Offsets are not encoded (a shader adds them to integer coordinates itself). The broadcast is
+//! the source's "sample pipeline 124" (§A.3 block 206, mode *all*): the unit fetches one
+//! footprint for the quad and the returned texels are written into every active lane, so a
+//! collective fetch of a 4×4 patch is four broadcast `tex` instructions, four footprints, 16
+//! texel reads and 64 texel register writes per quad.
+
+use super::{sample, Answer, Counts, Filter, MipMode, Mode, Request, TexDesc, TexelRef};
+use crate::models::shader::{Env, SpecRequest, TexRequest};
+use std::collections::HashSet;
+
+/// The decoded sampler word (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sampler {
+    /// 0 filtered, 1 raw, 2 gather.
+    pub mode: u32,
+    /// Integer texel coordinates.
+    pub int_coords: bool,
+    /// Broadcast lane `source`'s footprint to every lane.
+    pub broadcast: bool,
+    /// The fetching lane of a broadcast (0 ..= 3).
+    pub source: u32,
+    /// Patch code (2 bits).
+    pub patch: u32,
+    /// Sub-operation (2 bits).
+    pub subop: u32,
+    /// Bilinear (else nearest).
+    pub linear: bool,
+    /// Mipmap mode (2 bits).
+    pub mip: u32,
+    /// `lod` is the LOD.
+    pub explicit_lod: bool,
+    /// Gathered component (2 bits).
+    pub comp: u32,
+    /// LOD or bias, signed Q8.8.
+    pub lod: i32,
+}
+
+impl Sampler {
+    /// The word of this sampler.
+    pub fn encode(&self) -> u32 {
+        (self.mode & 3)
+            | (self.int_coords as u32) << 2
+            | (self.broadcast as u32) << 3
+            | (self.source & 3) << 4
+            | (self.patch & 3) << 6
+            | (self.subop & 3) << 8
+            | (self.linear as u32) << 10
+            | (self.mip & 3) << 11
+            | (self.explicit_lod as u32) << 13
+            | (self.comp & 3) << 14
+            | ((self.lod as u32) & 0xFFFF) << 16
+    }
+
+    /// The sampler of word `w`.
+    pub fn decode(w: u32) -> Sampler {
+        Sampler {
+            mode: w & 3,
+            int_coords: w >> 2 & 1 == 1,
+            broadcast: w >> 3 & 1 == 1,
+            source: w >> 4 & 3,
+            patch: w >> 6 & 3,
+            subop: w >> 8 & 3,
+            linear: w >> 10 & 1 == 1,
+            mip: w >> 11 & 3,
+            explicit_lod: w >> 13 & 1 == 1,
+            comp: w >> 14 & 3,
+            lod: (w >> 16) as u16 as i16 as i32,
+        }
+    }
+}
+
+/// The texture-unit request for the core's `tex` request `r` (slot `slot`): the sampler's
+/// fields, the lanes' coordinates, and the mask (a broadcast fetches only its source lane).
+pub fn unit_request(slot: u32, r: &TexRequest) -> Request {
+    let s = Sampler::decode(r.sampler);
+    let mode = match s.mode {
+        1 => Mode::Raw,
+        2 => Mode::Gather,
+        _ => Mode::Filtered, // 3 is reserved and reads as filtered, as in the RTL's decode
+    };
+    Request {
+        slot,
+        quad: r.quad as u32,
+        coords: std::array::from_fn(|i| r.coords[i / 2][i % 2]),
+        int_coords: s.int_coords,
+        offsets: [(0, 0); 4],
+        lod: s.lod,
+        explicit_lod: s.explicit_lod,
+        mode,
+        filter: if s.linear {
+            Filter::Linear
+        } else {
+            Filter::Nearest
+        },
+        mip: match s.mip {
+            1 => MipMode::Nearest,
+            2 => MipMode::Linear,
+            _ => MipMode::Base,
+        },
+        comp: s.comp,
+        mask: match s.broadcast {
+            true => 1 << s.source,
+            false => r.mask as u32,
+        },
+        patch: s.patch,
+        subop: s.subop,
+    }
+}
+
+/// The four words per lane the core writes for `answer` to a request with sampler word
+/// `sampler`: lane `k`'s own words, or the source lane's in every lane for a broadcast.
+pub fn lane_words(sampler: u32, answer: &Answer) -> [[u32; 4]; 4] {
+    let s = Sampler::decode(sampler);
+    std::array::from_fn(|k| {
+        let from = if s.broadcast { s.source as usize } else { k };
+        std::array::from_fn(|j| answer.words[4 * from + j])
+    })
+}
+
+/// What a run of `tex` requests cost (the figures of `rendergen conv --json`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TexStats {
+    /// Requests to the unit (one per quad and `tex` instruction).
+    pub requests: u64,
+    /// The unit's counts (footprints, texel reads, filter active / idle footprints).
+    pub counts: Counts,
+    /// Texel register writes: one per active lane of a filtered or gather answer (one texel,
+    /// four words), four per active lane of a raw answer (four texels).
+    pub reg_writes: u64,
+}
+
+/// The interpreter's ports with the texture answered by the golden model of the unit on one
+/// bound texture; loads read `global` (byte addresses, words), stores write it.
+pub struct TexEnv<'a> {
+    /// The bound texture.
+    pub desc: TexDesc,
+    /// Texture memory (word addresses).
+    pub mem: &'a [u32],
+    /// Global memory for `ldg`/`stg`.
+    pub global: Vec<u32>,
+    /// Counts so far.
+    pub stats: TexStats,
+    /// Distinct texels read so far (level, word address), when tracked.
+    pub unique: Option<HashSet<(u32, u32)>>,
+    /// The slot tag given to requests (the interpreter runs one warp at a time).
+    pub slot: u32,
+}
+
+impl<'a> TexEnv<'a> {
+    /// An environment on `desc` over `mem`, tracking distinct texels.
+    pub fn new(desc: TexDesc, mem: &'a [u32]) -> TexEnv<'a> {
+        TexEnv {
+            desc,
+            mem,
+            global: Vec::new(),
+            stats: TexStats::default(),
+            unique: Some(HashSet::new()),
+            slot: 0,
+        }
+    }
+
+    /// Distinct texels read so far (0 when not tracked).
+    pub fn unique_texels(&self) -> u64 {
+        self.unique.as_ref().map_or(0, |u| u.len() as u64)
+    }
+
+    /// Answers one core request as the unit would, counting it; also returns the texels read.
+    pub fn answer(&mut self, r: &TexRequest) -> ([[u32; 4]; 4], Vec<TexelRef>) {
+        let req = unit_request(self.slot, r);
+        let (ans, counts, reads) = sample(&self.desc, self.mem, &req);
+        self.stats.requests += 1;
+        self.stats.counts += counts;
+        let per_lane = if req.mode == Mode::Raw { 4 } else { 1 };
+        self.stats.reg_writes += per_lane * (r.mask & 0xF).count_ones() as u64;
+        if let Some(u) = self.unique.as_mut() {
+            u.extend(
+                reads
+                    .iter()
+                    .filter(|t| !t.border)
+                    .map(|t| (t.level, t.addr)),
+            );
+        }
+        (lane_words(r.sampler, &ans), reads)
+    }
+}
+
+impl Env for TexEnv<'_> {
+    fn load(&mut self, _lane: usize, addr: u32) -> u32 {
+        self.global.get(addr as usize / 4).copied().unwrap_or(0)
+    }
+    fn store(&mut self, _lane: usize, addr: u32, value: u32) {
+        let i = addr as usize / 4;
+        if i >= self.global.len() {
+            self.global.resize(i + 1, 0);
+        }
+        self.global[i] = value;
+    }
+    fn uniform(&mut self, _index: u32) -> u32 {
+        0
+    }
+    fn texture(&mut self, req: &TexRequest) -> [[u32; 4]; 4] {
+        self.answer(req).0
+    }
+    fn special(&mut self, _req: &SpecRequest) -> u32 {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampler_words_round_trip() {
+        let s = Sampler {
+            mode: 1,
+            int_coords: true,
+            broadcast: true,
+            source: 2,
+            patch: 3,
+            subop: 1,
+            linear: true,
+            mip: 2,
+            explicit_lod: true,
+            comp: 3,
+            lod: -384,
+        };
+        assert_eq!(Sampler::decode(s.encode()), s);
+        assert_eq!(Sampler::decode(0), Sampler::default());
+        // every single bit lands in exactly one field
+        for b in 0..32 {
+            assert_eq!(Sampler::decode(1 << b).encode(), 1 << b, "bit {b}");
+        }
+    }
+
+    #[test]
+    fn a_broadcast_fetches_one_footprint_and_writes_it_everywhere() {
+        let desc = TexDesc {
+            base: 0,
+            log2_w: 3,
+            log2_h: 3,
+            width: 8,
+            height: 8,
+            mips: 1,
+            srgb: false,
+            tiled: false,
+            wrap: [super::super::Wrap::Clamp; 2],
+            border: 0,
+            min_lod: -32768,
+            max_lod: 32767,
+            base_level: 0,
+        };
+        let mem: Vec<u32> = (0..64).map(|i| 0x0101_0101 * i).collect();
+        let mut env = TexEnv::new(desc, &mem);
+        let sampler = Sampler {
+            mode: 1,
+            int_coords: true,
+            broadcast: true,
+            source: 1,
+            ..Sampler::default()
+        }
+        .encode();
+        let r = TexRequest {
+            quad: 0,
+            sampler,
+            coords: [[9, 9], [2, 3], [9, 9], [9, 9]],
+            mask: 0xF,
+        };
+        let words = env.texture(&r);
+        for lane in words {
+            assert_eq!(lane, [mem[26], mem[27], mem[34], mem[35]]);
+        }
+        assert_eq!(env.stats.requests, 1);
+        assert_eq!(env.stats.counts.footprints, 1);
+        assert_eq!(env.stats.counts.texel_reads, 4);
+        assert_eq!(env.stats.reg_writes, 16);
+        assert_eq!(env.unique_texels(), 4);
+    }
+}

@@ -1,0 +1,336 @@
+//! `tex_system` (shader core + sampler bridge + texture unit, `rendergen_rtl::texture::system`)
+//! against the shader interpreter whose `tex` is answered by the texture unit's golden model
+//! (`rendergen_sim::models::texture::system::TexEnv`): several warps in flight with random
+//! back-pressure on the core's ports and on the unit's memory (random latency, stalls), every
+//! warp's exports equal to the interpreter's (each `tex` answer lands in its warp's registers,
+//! so a lost, duplicated or misrouted answer changes an export or hangs the run), the unit's
+//! and the bridge's counters equal to the model's totals; co-simulation of the emitted Verilog;
+//! lint.
+//!
+//! Run: `cargo test -p rendergen-testbenches --test testbenches texture::system`.
+
+use rendergen_gen::conv::rtl::TexMemory;
+use rendergen_hdl::Design;
+use rendergen_rtl::shader::ShaderCfg;
+use rendergen_rtl::texture::system::{tex_system_top, TexSysCfg};
+use rendergen_rtl::texture::TexCfg;
+use rendergen_shader_isa::asm::assemble;
+use rendergen_sim::agents::shader_core::{AgentCfg, CoreShape, ShaderCoreAgent};
+use rendergen_sim::kit::Rng;
+use rendergen_sim::models::shader::{run, Config, Launch};
+use rendergen_sim::models::texture::system::{Sampler, TexEnv};
+use rendergen_sim::models::texture::{TexDesc, Wrap};
+
+/// Every request form through one program: filtered with the quad's LOD, raw at integer
+/// coordinates, a broadcast, a gather, nearest at an explicit level, trilinear with a bias.
+fn program() -> String {
+    let s = |x: Sampler| format!("0x{:08x}", x.encode());
+    let filtered = s(Sampler {
+        linear: true,
+        mip: 1,
+        ..Sampler::default()
+    });
+    let raw = s(Sampler {
+        mode: 1,
+        int_coords: true,
+        ..Sampler::default()
+    });
+    let bcast = s(Sampler {
+        mode: 1,
+        int_coords: true,
+        broadcast: true,
+        source: 2,
+        patch: 1,
+        subop: 3,
+        ..Sampler::default()
+    });
+    let gather = s(Sampler {
+        mode: 2,
+        comp: 1,
+        linear: true,
+        ..Sampler::default()
+    });
+    let nearest = s(Sampler {
+        mip: 1,
+        explicit_lod: true,
+        lod: 256,
+        ..Sampler::default()
+    });
+    let trilinear = s(Sampler {
+        linear: true,
+        mip: 2,
+        lod: 128,
+        ..Sampler::default()
+    });
+    format!(
+        "tex r4, r0, {filtered}\n\
+         tex r8, r2, {raw}\n\
+         tex r12, r2, {bcast}\n\
+         tex r16, r0, {gather}\n\
+         tex r20, r0, {nearest}\n\
+         tex r24, r0, {trilinear}\n\
+         export 0, r4, 4\nexport 1, r8, 4\nexport 2, r12, 4\n\
+         export 3, r16, 4\nexport 4, r20, 4\nexport 5, r24, 4\nend"
+    )
+}
+
+fn desc(rng: &mut Rng) -> TexDesc {
+    let wraps = [Wrap::Repeat, Wrap::Clamp, Wrap::Mirror, Wrap::Border];
+    TexDesc {
+        base: 64,
+        log2_w: 5,
+        log2_h: 4,
+        width: 32,
+        height: 16,
+        mips: 6,
+        srgb: rng.chance(0.5),
+        tiled: rng.chance(0.5),
+        wrap: [wraps[rng.below(4) as usize], wraps[rng.below(4) as usize]],
+        border: rng.next_u64() as u32,
+        min_lod: -32768,
+        max_lod: 32767,
+        base_level: 0,
+    }
+}
+
+/// Launches with random float coordinates (a random derivative scale per quad, so the LOD
+/// varies) and random integer coordinates around the texture.
+fn launches(rng: &mut Rng, n: usize, quads: usize) -> Vec<Launch> {
+    (0..n)
+        .map(|w| {
+            let mut l = Launch::new(quads);
+            l.warp_id = w as u32;
+            for _q in 0..quads {
+                let (s0, t0) = (
+                    rng.below(1000) as f32 / 700.0 - 0.2,
+                    rng.below(1000) as f32 / 900.0,
+                );
+                let scale = [0.0, 1.0 / 64.0, 1.0 / 16.0, 0.2][rng.below(4) as usize];
+                let (x0, y0) = (rng.below(48) as i32 - 8, rng.below(32) as i32 - 8);
+                for i in 0..4u32 {
+                    let (dx, dy) = ((i & 1) as f32, (i >> 1) as f32);
+                    l.regs.push(vec![
+                        (s0 + scale * dx).to_bits(),
+                        (t0 + scale * dy).to_bits(),
+                        (x0 + (i & 1) as i32) as u32,
+                        (y0 + (i >> 1) as i32) as u32,
+                    ]);
+                }
+            }
+            l
+        })
+        .collect()
+}
+
+fn memory(d: &TexDesc) -> Vec<u32> {
+    (0..d.base + d.words())
+        .map(|a| a.wrapping_mul(0x9E37_79B9).rotate_left(11) ^ 0x0F0F_3C3C)
+        .collect()
+}
+
+fn small_cfg(quads: u32) -> TexSysCfg {
+    TexSysCfg {
+        core: ShaderCfg {
+            quads,
+            warps: 4,
+            regs: 32,
+            imem_depth: 64,
+            ..ShaderCfg::default()
+        },
+        tex: TexCfg {
+            cache_lines: 8,
+            max_log2: 6,
+            ..TexCfg::default()
+        },
+        order_depth: 8,
+    }
+}
+
+/// Runs `launches` on the RTL and the model; checks exports and counters; returns the cycles.
+fn check(
+    design: &Design,
+    cfg: &TexSysCfg,
+    seed: u64,
+    n: usize,
+    pressure: (f64, f64),
+    record: bool,
+) -> u64 {
+    let mut rng = Rng::new(seed);
+    let d = desc(&mut rng);
+    let mem = memory(&d);
+    let prog = assemble(&program()).unwrap();
+    let ls = launches(&mut rng, n, cfg.core.quads as usize);
+    let mut env = TexEnv::new(d, &mem);
+    let want: Vec<_> = ls
+        .iter()
+        .map(|l| {
+            run(
+                &prog,
+                &Config {
+                    regs: 32,
+                    ..Config::default()
+                },
+                l,
+                &mut env,
+            )
+        })
+        .collect();
+    let mut agent = ShaderCoreAgent::new(
+        design,
+        CoreShape {
+            quads: cfg.core.quads as usize,
+            warps: cfg.core.warps as usize,
+            regs: cfg.core.regs as usize,
+        },
+    )
+    .unwrap();
+    if record {
+        agent.sim_mut().start_recording();
+    }
+    let mut memory =
+        TexMemory::new(agent.sim_mut(), &mem, &d, (1, 20), pressure.1, seed ^ 0x55).unwrap();
+    let acfg = AgentCfg {
+        seed,
+        stall: pressure.0,
+        gap: pressure.0,
+        launch_gap: pressure.0,
+        max_cycles: 400_000,
+        ..AgentCfg::default()
+    };
+    let (got, stats) = agent
+        .run_with(
+            &acfg,
+            &prog,
+            &ls,
+            &mut rendergen_sim::models::shader::MemoryEnv::default(),
+            &mut memory,
+        )
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.error, None, "seed {seed} warp {i}");
+        assert_eq!(
+            g.exports, w.exports,
+            "seed {seed} warp {i}: exports differ from the model"
+        );
+    }
+    let sim = agent.sim_mut();
+    let counter = |sim: &mut rendergen_sim::Simulator, n: &str| {
+        let id = sim.output(&format!("counters_{n}")).unwrap();
+        sim.peek(id)
+    };
+    let c = &env.stats;
+    assert_eq!(
+        [
+            counter(sim, "requests"),
+            counter(sim, "reg_writes"),
+            counter(sim, "footprints"),
+            counter(sim, "texel_reads"),
+            counter(sim, "filter_active"),
+            counter(sim, "filter_idle"),
+        ],
+        [
+            c.requests,
+            c.reg_writes,
+            c.counts.footprints,
+            c.counts.texel_reads,
+            c.counts.filter_active,
+            c.counts.filter_idle
+        ],
+        "seed {seed}: counters (requests, register writes, footprints, texel reads, filter active, idle)"
+    );
+    if record {
+        rendergen_testbenches::cosim_prefix(design, agent.sim_mut());
+    }
+    stats.cycles
+}
+
+/// Several warps, two quads each, random back-pressure everywhere, several seeds.
+#[test]
+fn system_matches_interpreter_and_texture_model_under_back_pressure() {
+    let cfg = small_cfg(2);
+    let design = tex_system_top(&cfg).unwrap();
+    for seed in 1..=4 {
+        let pressure = if seed % 2 == 0 {
+            (0.3, 0.4)
+        } else {
+            (0.0, 0.0)
+        };
+        let cycles = check(&design, &cfg, seed, 12, pressure, false);
+        assert!(cycles > 0);
+    }
+}
+
+/// The emitted Verilog in iverilog and Verilator against the Rust simulation of a recorded run.
+#[test]
+fn system_cosim_iverilog_and_verilator() {
+    let cfg = TexSysCfg {
+        core: ShaderCfg {
+            warps: 2,
+            ..small_cfg(1).core
+        },
+        tex: TexCfg {
+            cache_lines: 4,
+            max_log2: 5,
+            ..TexCfg::default()
+        },
+        order_depth: 4,
+    };
+    let design = tex_system_top(&cfg).unwrap();
+    check(&design, &cfg, 11, 3, (0.2, 0.2), true);
+}
+
+#[test]
+fn system_lint_clean() {
+    let cfg = TexSysCfg {
+        core: ShaderCfg {
+            warps: 1,
+            regs: 8,
+            imem_depth: 16,
+            ..ShaderCfg::default()
+        },
+        tex: TexCfg {
+            cache_lines: 4,
+            max_log2: 4,
+            ..TexCfg::default()
+        },
+        order_depth: 2,
+    };
+    let design = tex_system_top(&cfg).unwrap();
+    let report = rendergen_gen::tools::lint(&design).unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.is_clean(), "{report}");
+}
+
+#[test]
+fn system_rejects_bad_parameters() {
+    let bad = |c: TexSysCfg, name: &str| {
+        let e = tex_system_top(&c).unwrap_err().to_string();
+        assert!(e.contains(name), "{name}: {e}");
+    };
+    bad(
+        TexSysCfg {
+            order_depth: 65,
+            ..TexSysCfg::default()
+        },
+        "order_depth",
+    );
+    bad(
+        TexSysCfg {
+            tex: TexCfg {
+                cache_lines: 12,
+                ..TexCfg::default()
+            },
+            ..TexSysCfg::default()
+        },
+        "cache_lines",
+    );
+    bad(
+        TexSysCfg {
+            core: ShaderCfg {
+                warps: 0,
+                ..ShaderCfg::default()
+            },
+            ..TexSysCfg::default()
+        },
+        "warps",
+    );
+}
