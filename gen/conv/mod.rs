@@ -5,7 +5,7 @@
 //! * [`Kernel`]: the presets and the JSON form `{"width": w, "height": h, "weights": [...],
 //!   "divisor": d, "bias": b}` (row order). The result per channel is
 //!   `clamp(round((Σ w·texel) / d + b), 0, 255)`, rounding half away from zero.
-//! * Two shaders ([`program`]): *baseline* fetches every tap per pixel (filtered at the texel
+//! * Two shaders ([`mod@program`]): *baseline* fetches every tap per pixel (filtered at the texel
 //!   centre), *collective* fetches the 2×2 group's patch once as raw footprints broadcast into
 //!   the quad's lanes and convolves in the shader. They give bit-identical images.
 //! * Two engines: [`run_model`] (the shader interpreter with the texture unit's golden model
