@@ -6,7 +6,9 @@
 //!   roots of the main program; named signals that reach none of them go to the observation
 //!   program, run only for VCD sampling and `peek_signal`; everything else is dropped.
 //! * **Aliases.** Wires, narrow zero extensions, one-part concatenations and muxes with a
-//!   constant select share a place with their source.
+//!   constant select share a place with their source; the top words of a wide value from a word
+//!   boundary share those words. (Bit shuffles were already folded by
+//!   [`simplify`](super::simplify), on the netlist.)
 //! * **Folding.** A node whose operands are all constant is evaluated once, here.
 //! * **Staging.** An edge operand that is itself state (a register's next value being another
 //!   register's `q`) is copied to a fresh place at the end of the main program, so the edge can

@@ -36,6 +36,13 @@ impl Builder<'_> {
                 return self.alias(id, *a)
             }
             Op::Slice { a, lo: 0 } if w == self.width(*a) => return self.alias(id, *a),
+            // The top word(s) of a wide value from a word boundary: those words, as they are
+            // (bits above the width are zero).
+            Op::Slice { a, lo } if lo.is_multiple_of(64) && lo + w == self.width(*a) => {
+                self.alias(id, *a);
+                self.place[id as usize] += lo / 64;
+                return;
+            }
             Op::Mux {
                 sel,
                 on_true,
@@ -135,12 +142,13 @@ impl Builder<'_> {
             Op::Slice { a, lo } => {
                 let wa = self.width(a);
                 let a = sl(self, a);
-                if narrow {
+                if narrow || (w <= 64 && lo % 64 + w <= 64) {
+                    // A narrow field of a wide value within one word reads that word.
                     self.emit(
                         Ins::Slice {
                             d,
-                            a,
-                            lo: lo as u8,
+                            a: a + lo / 64,
+                            lo: (lo % 64) as u8,
                             w: wb,
                         },
                         sink,

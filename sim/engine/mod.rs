@@ -45,6 +45,7 @@ pub(crate) mod program;
 mod records;
 pub(crate) mod runs;
 pub(crate) mod schedule;
+pub(crate) mod simplify;
 mod simulator;
 mod state;
 mod strided;

@@ -306,3 +306,36 @@ pub(crate) struct Program {
     /// The watches of activity-aware evaluation (`None`: full evaluation).
     pub activity: Option<super::activity::Activity>,
 }
+
+impl Program {
+    /// Operations per full evaluation of the main program, by kind (a batch or run of `n`
+    /// entries counts `n` of its kind; multi-word operations as `Wide` and their kind), most frequent
+    /// first. For measurements (`RENDERGEN_SIM_OPS`).
+    pub(crate) fn op_counts(&self) -> Vec<(String, u64)> {
+        let mut counts: Vec<(String, u64)> = Vec::new();
+        let mut add = |k: String, n: u64| match counts.iter_mut().find(|c| c.0 == k) {
+            Some(c) => c.1 += n,
+            None => counts.push((k, n)),
+        };
+        for ins in &self.main {
+            match *ins {
+                Ins::Batch { op, n, .. } => add(format!("{op:?}"), n as u64),
+                Ins::Run { op, run, .. } => {
+                    add(format!("{op:?}"), self.runs[run as usize].n as u64)
+                }
+                Ins::Wide(i) => {
+                    let s = format!("{:?}", self.wide[i as usize]);
+                    let k = s.split([' ', '{', '(']).next().unwrap_or("");
+                    add(format!("Wide{k}"), 1)
+                }
+                _ => {
+                    let s = format!("{ins:?}");
+                    let k = s.split([' ', '{', '(']).next().unwrap_or("");
+                    add(k.to_string(), 1)
+                }
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counts
+    }
+}

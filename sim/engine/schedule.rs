@@ -175,7 +175,14 @@ pub(crate) fn levelise(p: &mut Program, code: Vec<Ins>) -> Vec<Ins> {
         });
         // A destination written again (a concatenation chain) must stay after its last write.
         let level = level.max(written.get(&d).map_or(0, |l| l + 1));
-        written.insert(d, level);
+        // Every word of a multi-word destination (narrow slices read single words of it).
+        let words = match ins {
+            Ins::Wide(i) => super::layout::wide_dest(p, &p.wide[i as usize]).1,
+            _ => 1,
+        };
+        for k in 0..words as Place {
+            written.insert(d + k, level);
+        }
         let w = batchable(&ins).map_or(0, |b| b.1);
         keyed.push(((level, opcode(&ins), w), ins));
     }

@@ -79,14 +79,41 @@ impl Simulator {
 
     /// Flattens and compiles `design` for the evaluation mode `eval`.
     pub fn with_eval(design: &Design, eval: Eval) -> Result<Simulator, SimError> {
-        let flat = FlatNetlist::new(design);
+        Simulator::with_options(design, eval, super::simplify::enabled())
+    }
+
+    /// [`with_eval`](Self::with_eval), with bit-shuffle [simplification](super::simplify) on or
+    /// off (tests compare both).
+    pub(crate) fn with_options(
+        design: &Design,
+        eval: Eval,
+        simplify: bool,
+    ) -> Result<Simulator, SimError> {
+        let mut flat = FlatNetlist::new(design);
         let named = named_signals(design, &flat);
+        if simplify {
+            let stats = super::simplify::simplify(&mut flat);
+            if std::env::var_os("RENDERGEN_SIM_OPS").is_some() {
+                eprintln!("simplification: {stats:?}");
+            }
+        }
         let ids: Vec<_> = named.iter().map(|s| s.node).collect();
         let group_size = match eval {
             Eval::Full => 0,
             Eval::Active => super::activity::GROUP_SIZE,
         };
         let (prog, m) = compile(&flat, &ids, group_size)?;
+        if std::env::var_os("RENDERGEN_SIM_OPS").is_some() {
+            let counts = prog.op_counts();
+            let total: u64 = counts.iter().map(|c| c.1).sum();
+            eprintln!(
+                "{} ({eval:?}): {total} operations per full evaluation",
+                flat.scopes[0].name
+            );
+            for (k, n) in counts {
+                eprintln!("  {k:<10} {n:>8}");
+            }
+        }
         let act = match &prog.activity {
             Some(a) => a.state(&m),
             None => ActState::default(),
@@ -175,6 +202,14 @@ impl Simulator {
         debug_assert_eq!(sim.m.v.len(), g.places);
         sim.compiled = Some(code);
         Ok(sim)
+    }
+
+    /// Operations per full evaluation of the compiled program, by kind, most frequent first
+    /// (a batch of `n` counts `n`; multi-word operations as `Wide` and their kind). Activity-
+    /// aware evaluation runs a subset of them per settle. For measurements; the kinds are the
+    /// interpreter's instruction names and may change.
+    pub fn op_counts(&self) -> Vec<(String, u64)> {
+        self.prog.op_counts()
     }
 
     /// Whether generated code settles and clocks this simulator.

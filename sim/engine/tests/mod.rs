@@ -7,4 +7,5 @@ pub mod hier;
 mod model;
 mod ops;
 mod runs;
+mod simplify;
 mod state;
