@@ -15,10 +15,11 @@
 //!   inputs are zero. Up to 16 quads form a warp.
 //! * **Uniforms:** `{"<member>": number or [numbers…]}` by the names in the shader
 //!   (members of a uniform block, or a plain uniform's name), in the ABI's words.
-//! * **Textures:** the engine's texture port is the test environment's: a `tex` returns
-//!   `(s, t, binding, 1.0)` (the coordinates, the sampler binding as a float, one), so a
-//!   program's texture traffic is visible in its outputs. Real texels come with the texture
-//!   unit.
+//! * **Textures:** the engine's texture port is the test environment's
+//!   (`rendergen_sim::models::shader::MemoryEnv`): a `tex` answers 16-bit UNORM words as the
+//!   texture unit does (`compiler/shader/ABI.md` "Sampled textures"), the coordinates clamped
+//!   to 0..1, then 1, 1 — so `texture(t, uv)` reads `(uv, 1, 1)` and a program's texture
+//!   traffic is visible in its outputs. Real texels come with the texture unit (`TexEnv`).
 //! * **Output:** `{"outputs": [{"<output>": [numbers…]}, …]}` in invocation order
 //!   (a discarded invocation has `{}`); floats in the shortest form that reads back to the
 //!   same f32, integers as integers, NaN and infinities as the strings `"NaN"`, `"inf"`,

@@ -90,7 +90,8 @@ fn run_with_uniforms_and_wgsl() {
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    // The test texture answers (s, t, binding, 1): floor(0.5·4)/4, floor(0.25·4)/4, 1.
+    // The test texture reads (s, t, 1, 1) (UNORM16 words, ABI.md): floor(0.5·4)/4,
+    // floor(0.25·4)/4, 1.
     assert_eq!(
         v["outputs"][0]["color"],
         serde_json::json!([0.5, 0.125, 0.25, 0.75])

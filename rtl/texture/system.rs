@@ -13,7 +13,8 @@
 //! # `tex_bridge`
 //! Decodes the sampler immediate of the core's request (the table in
 //! `rendergen_sim::models::texture::system`: mode, integer coordinates, broadcast and its
-//! source lane, patch, sub-operation, filter, mip, explicit LOD, component, LOD) into the unit's
+//! source lane, patch, sub-operation, filter, mip, explicit LOD, component, LOD; the word the
+//! shader compiler emits, `compiler/shader/ABI.md` "Sampled textures") into the unit's
 //! request; a broadcast asks the unit for its source lane's footprint only. On the way back it
 //! writes the source lane's four words into every lane of a broadcast answer — the "sample
 //! pipeline 124" broadcast of the source (§A.3 block 206). A FIFO of `order_depth` entries

@@ -146,7 +146,8 @@ fn small_cfg(quads: u32) -> TexSysCfg {
     }
 }
 
-/// Runs `launches` on the RTL and the model; checks exports and counters; returns the cycles.
+/// Runs `launches` of the hand-written program on the RTL and the model; checks exports and
+/// counters; returns the cycles.
 fn check(
     design: &Design,
     cfg: &TexSysCfg,
@@ -155,17 +156,33 @@ fn check(
     pressure: (f64, f64),
     record: bool,
 ) -> u64 {
+    let prog = assemble(&program()).unwrap();
+    check_prog(design, cfg, &prog, launches, seed, n, pressure, record)
+}
+
+/// Runs program `prog` on `n` warps of launches from `make` on the RTL and the model; checks
+/// exports and counters; returns the cycles.
+#[allow(clippy::too_many_arguments)]
+fn check_prog(
+    design: &Design,
+    cfg: &TexSysCfg,
+    prog: &[u64],
+    make: fn(&mut Rng, usize, usize) -> Vec<Launch>,
+    seed: u64,
+    n: usize,
+    pressure: (f64, f64),
+    record: bool,
+) -> u64 {
     let mut rng = Rng::new(seed);
     let d = desc(&mut rng);
     let mem = memory(&d);
-    let prog = assemble(&program()).unwrap();
-    let ls = launches(&mut rng, n, cfg.core.quads as usize);
+    let ls = make(&mut rng, n, cfg.core.quads as usize);
     let mut env = TexEnv::new(d, &mem);
     let want: Vec<_> = ls
         .iter()
         .map(|l| {
             run(
-                &prog,
+                prog,
                 &Config {
                     regs: 32,
                     ..Config::default()
@@ -200,7 +217,7 @@ fn check(
     let (got, stats) = agent
         .run_with(
             &acfg,
-            &prog,
+            prog,
             &ls,
             &mut rendergen_sim::models::shader::MemoryEnv::default(),
             &mut memory,
@@ -257,6 +274,69 @@ fn system_matches_interpreter_and_texture_model_under_back_pressure() {
         };
         let cycles = check(&design, &cfg, seed, 12, pressure, false);
         assert!(cycles > 0);
+    }
+}
+
+/// A GLSL fragment shader sampling a texture through the ABI (`compiler/shader/ABI.md`
+/// "Sampled textures": `texture`, a bias, `textureLod`, `texelFetch`, each answer converted
+/// from UNORM16 by `u2f` and a multiply), compiled by the shader compiler and run on
+/// `tex_system` under back-pressure: the same bits as the interpreter with `TexEnv`.
+const GLSL_TEXTURED: &str = "#version 450
+layout(location = 0) in vec2 uv;
+layout(location = 1) flat in ivec2 p;
+layout(location = 0) out vec4 c;
+layout(location = 1) out vec4 d;
+layout(binding = 1) uniform texture2D img;
+layout(binding = 2) uniform sampler smp;
+void main() {
+    vec4 a = texture(sampler2D(img, smp), uv);
+    vec4 b = texture(sampler2D(img, smp), uv * 0.5, 1.0);
+    c = a * 0.75 + b * 0.25;
+    d = textureLod(sampler2D(img, smp), uv, 1.5) - texelFetch(sampler2D(img, smp), p, 1);
+}";
+
+/// Launches of [`GLSL_TEXTURED`]: `uv` at location 0 (r8, r9), `p` at location 1 (r12, r13)
+/// (the ABI's launch registers), from [`launches`]' coordinates.
+fn glsl_launches(rng: &mut Rng, n: usize, quads: usize) -> Vec<Launch> {
+    let mut ls = launches(rng, n, quads);
+    for l in &mut ls {
+        for r in &mut l.regs {
+            let (s, t, x, y) = (r[0], r[1], r[2], r[3]);
+            *r = vec![0; 14];
+            r[8] = s;
+            r[9] = t;
+            r[12] = x >> 1;
+            r[13] = y >> 1;
+        }
+    }
+    ls
+}
+
+#[test]
+fn system_runs_a_compiled_glsl_texture_shader_bit_for_bit() {
+    use rendergen_shader_compiler::{compile, Lang, Options, ShaderStage};
+    let mut o = Options::new(Lang::Glsl(ShaderStage::Fragment));
+    o.regs = 32;
+    let c = compile(GLSL_TEXTURED, "textured.frag", &o).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.asm.matches("tex ").count(), 4, "{}", c.asm);
+    let cfg = small_cfg(2);
+    let design = tex_system_top(&cfg).unwrap();
+    for seed in [21, 22] {
+        let pressure = if seed % 2 == 0 {
+            (0.3, 0.4)
+        } else {
+            (0.0, 0.0)
+        };
+        check_prog(
+            &design,
+            &cfg,
+            &c.words,
+            glsl_launches,
+            seed,
+            6,
+            pressure,
+            false,
+        );
     }
 }
 

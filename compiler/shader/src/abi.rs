@@ -89,3 +89,66 @@ pub fn builtin_export(b: BuiltIn) -> Option<u32> {
 pub fn uniform_word(binding: u32, offset: u32) -> u32 {
     binding * UNIFORM_WORDS_PER_BINDING + offset / 4
 }
+
+/// `tex` sampler word, bits 1:0 `mode`: filtered (16-bit linear UNORM RGBA per lane).
+/// The word's table is `ABI.md` "Sampled textures" and `rendergen_sim::models::texture::system`.
+pub const TEX_MODE_FILTERED: u32 = 0;
+/// `tex` sampler word `mode`: gather (one component, 16-bit UNORM, of the four footprint texels).
+pub const TEX_MODE_GATHER: u32 = 2;
+/// `tex` sampler word bit 2: the coordinates are signed integer texel coordinates.
+pub const TEX_INT_COORDS: u32 = 1 << 2;
+/// `tex` sampler word bit 10: bilinear filter (else nearest).
+pub const TEX_LINEAR: u32 = 1 << 10;
+/// `tex` sampler word bits 12:11 = 1: nearest mip level.
+pub const TEX_MIP_NEAREST: u32 = 1 << 11;
+/// `tex` sampler word bits 12:11 = 2: linear between mip levels (trilinear).
+pub const TEX_MIP_LINEAR: u32 = 2 << 11;
+/// `tex` sampler word bit 13: the LOD field is the level of detail (else a bias).
+pub const TEX_EXPLICIT_LOD: u32 = 1 << 13;
+
+/// `tex` sampler word bits 15:14: the gathered component.
+pub fn tex_comp(c: u32) -> u32 {
+    (c & 3) << 14
+}
+
+/// `tex` sampler word bits 31:16: LOD or bias, signed Q8.8 (`q` in −32768 ..= 32767).
+pub fn tex_lod(q: i32) -> u32 {
+    ((q as u32) & 0xFFFF) << 16
+}
+
+/// A constant LOD or bias `x` as signed Q8.8, rounded to nearest (ties away from zero), or
+/// `None` when it is not finite or outside −128 ..= 127.99609375.
+pub fn lod_q8_8(x: f32) -> Option<i32> {
+    let q = (f64::from(x) * 256.0).round();
+    (q.is_finite() && (-32768.0..=32767.0).contains(&q)).then_some(q as i32)
+}
+
+/// The multiplier that turns the texture unit's 16-bit UNORM answers into binary32:
+/// `v = fmul(u2f(c), UNORM16_SCALE)` with `UNORM16_SCALE = f32(1/65535)` = `0x37800080`.
+pub const UNORM16_SCALE: f32 = (1.0f64 / 65535.0) as f32;
+
+/// The sampler word of `texture()` / `textureSample` (implicit LOD, `bias` in Q8.8):
+/// filtered, bilinear, linear between levels (Vulkan `LINEAR` / `MIPMAP_MODE_LINEAR`).
+pub fn tex_word_sample(bias: i32) -> u32 {
+    TEX_MODE_FILTERED | TEX_LINEAR | TEX_MIP_LINEAR | tex_lod(bias)
+}
+
+/// The sampler word of `textureLod` / `textureSampleLevel` (explicit LOD `lod` in Q8.8).
+pub fn tex_word_lod(lod: i32) -> u32 {
+    tex_word_sample(0) | TEX_EXPLICIT_LOD | tex_lod(lod)
+}
+
+/// The sampler word of `texelFetch` / `textureLoad` of level `level`: filtered at integer
+/// texel coordinates, nearest filter, nearest level, explicit LOD `level · 256`.
+pub fn tex_word_fetch(level: u32) -> u32 {
+    TEX_MODE_FILTERED
+        | TEX_INT_COORDS
+        | TEX_MIP_NEAREST
+        | TEX_EXPLICIT_LOD
+        | tex_lod((level.min(127) as i32) << 8)
+}
+
+/// The sampler word of `textureGather` / `textureGather` of component `comp` (level 0).
+pub fn tex_word_gather(comp: u32) -> u32 {
+    TEX_MODE_GATHER | TEX_MIP_NEAREST | TEX_EXPLICIT_LOD | tex_comp(comp)
+}

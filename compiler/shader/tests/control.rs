@@ -155,8 +155,8 @@ void main() {
         let sample = if i == 0 { 3.0 } else { 0.0 };
         assert_eq!(out[i]["c"][..2], f(&[p[0] * 2.0, p[1] * 2.0]));
         assert_eq!(out[i]["c"][2..], f(&[tint, sample + 100.0]));
-        // The test Env's texture answers (s, t, sampler, 1).
-        assert_eq!(out[i]["t"], f(&[x * 0.5, y * 0.5, 3.0, 1.0]));
+        let want = unorm_answer(x * 0.5, y * 0.5);
+        assert_eq!(out[i]["t"], f(&want));
     }
 }
 

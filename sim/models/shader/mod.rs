@@ -120,7 +120,10 @@ pub trait Env {
 }
 
 /// A plain [`Env`]: word-addressed memory (missing words read 0), a uniform array (reads
-/// beyond it give 0), a texture that returns `(s, t, sampler, 1.0)` per lane and a special port
+/// beyond it give 0), a texture that answers like the texture unit's filtered mode, 16-bit
+/// UNORM words (`compiler/shader/ABI.md` "Sampled textures"), `(unorm16(s), unorm16(t),
+/// 0xFFFF, 0xFFFF)` per lane ([`unorm16`]; a compiled program reads `(s, t, 1, 1)` clamped
+/// to 0..1), and a special port
 /// that returns `a ^ b ^ func`. Every request is logged.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MemoryEnv {
@@ -149,14 +152,23 @@ impl Env for MemoryEnv {
     }
     fn texture(&mut self, req: &TexRequest) -> [[u32; 4]; 4] {
         self.tex_log.push(*req);
-        let one = 1f32.to_bits();
         req.coords
-            .map(|[s, t]| [s, t, basic::u2f(req.sampler), one])
+            .map(|[s, t]| [unorm16(s), unorm16(t), 0xFFFF, 0xFFFF])
     }
     fn special(&mut self, req: &SpecRequest) -> u32 {
         self.spec_log.push(*req);
         req.a ^ req.b ^ req.func
     }
+}
+
+/// The 16-bit UNORM word of binary32 `x` (as bits): `round(clamp(x, 0, 1) · 65535)`, NaN 0;
+/// [`MemoryEnv`]'s test texture.
+pub fn unorm16(x: u32) -> u32 {
+    let x = f64::from(f32::from_bits(x));
+    if x.is_nan() {
+        return 0;
+    }
+    (x.clamp(0.0, 1.0) * 65535.0).round() as u32
 }
 
 /// An error and the pc of the instruction that raised it.

@@ -18,6 +18,12 @@
 //! | 15:14 | `comp` | gathered component |
 //! | 31:16 | `lod` | LOD or bias, signed Q8.8 |
 //!
+//! The shader compiler speaks this word (`compiler/shader/ABI.md` "Sampled textures": what
+//! `texture`, `textureLod`, `texelFetch` and `textureGather` compile to, one texture per
+//! program, and the conversion of the filtered/gather answers' 16-bit UNORM words to binary32
+//! as `fmul(u2f(w), f32(1/65535))`); `rendergen conv`'s hand-written programs use the raw and
+//! broadcast forms.
+//!
 //! Offsets are not encoded (a shader adds them to integer coordinates itself). The broadcast is
 //! the source's "sample pipeline 124" (§A.3 block 206, mode *all*): the unit fetches one
 //! footprint for the quad and the returned texels are written into every active lane, so a

@@ -12,7 +12,7 @@ impl<'m> Lower<'m> {
     }
 
     /// The naga type of an expression.
-    fn inner(&self, ctx: &FnCtx<'m>, h: Handle<Expression>) -> &'m TypeInner {
+    pub(super) fn inner(&self, ctx: &FnCtx<'m>, h: Handle<Expression>) -> &'m TypeInner {
         ctx.info[h].ty.inner_with(&self.module.types)
     }
 
@@ -36,7 +36,7 @@ impl<'m> Lower<'m> {
         }
     }
 
-    fn alu(&mut self, op: Opcode, args: &[Value], ty: Ty) -> Value {
+    pub(super) fn alu(&mut self, op: Opcode, args: &[Value], ty: Ty) -> Value {
         self.def(Op::Alu(op, args.to_vec()), ty)
     }
 
@@ -270,6 +270,13 @@ impl<'m> Lower<'m> {
                 sample,
                 level,
             } => {
+                if self.is_sampled(ctx, *image) {
+                    if array_index.is_some() || sample.is_some() {
+                        return Err(self
+                            .unsupported("texelFetch of an array or multisampled texture", span));
+                    }
+                    return leaves(self.texel_fetch(ctx, *image, *coordinate, *level, span)?);
+                }
                 if level.is_some() {
                     return Err(self.unsupported("image load with a level", span));
                 }
@@ -287,43 +294,24 @@ impl<'m> Lower<'m> {
                 gather,
                 ..
             } => {
-                if gather.is_some()
-                    || depth_ref.is_some()
-                    || array_index.is_some()
-                    || offset.is_some()
-                {
-                    return Err(self.unsupported(
-                        "texture gather, depth comparison, array or offset sampling",
-                        span,
-                    ));
-                }
-                if !matches!(level, naga::SampleLevel::Auto) {
-                    return Err(self.unsupported(
-                        "texture sampling with an explicit level, bias or gradient",
-                        span,
-                    ));
-                }
-                if !matches!(
-                    self.inner(ctx, *image),
-                    TypeInner::Image {
-                        dim: naga::ImageDimension::D2,
-                        class: naga::ImageClass::Sampled { .. },
-                        ..
-                    }
-                ) {
-                    return Err(self.unsupported("texture that is not a sampled 2D texture", span));
-                }
-                let Val::Image(sampler) = self.expr(ctx, *image)? else {
-                    return Err(self.unsupported("texture through a function argument", span));
+                let unsupported = if depth_ref.is_some() {
+                    Some("texture depth comparison")
+                } else if array_index.is_some() {
+                    Some("texture array sampling")
+                } else if offset.is_some() {
+                    Some("texture sampling with an offset (add it to texelFetch coordinates)")
+                } else {
+                    None
                 };
-                let c = self.expr_leaves(ctx, *coordinate)?;
-                let dst = [0; 4].map(|_| self.prog.new_value(Ty::F32));
-                self.cur.push(Stmt::Tex {
-                    dst,
-                    sampler,
-                    coord: [c[0], c[1]],
-                });
-                leaves(dst.to_vec())
+                leaves(self.image_sample(
+                    ctx,
+                    *image,
+                    *coordinate,
+                    level,
+                    *gather,
+                    unsupported,
+                    span,
+                )?)
             }
             other => {
                 let name = format!("{other:?}");
@@ -582,7 +570,7 @@ impl<'m> Lower<'m> {
     }
 
     /// The word of a constant value.
-    fn const_of(&self, v: Value) -> Option<u32> {
+    pub(super) fn const_of(&self, v: Value) -> Option<u32> {
         self.consts
             .iter()
             .find(|(_, &c)| c == v)

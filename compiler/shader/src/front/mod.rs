@@ -10,6 +10,7 @@
 
 mod expr;
 mod image;
+mod sampled;
 mod stmt;
 
 use crate::abi;
@@ -159,6 +160,8 @@ pub(crate) struct Lower<'m> {
     pub stage: ShaderStage,
     pub iface: Interface,
     pub uses_kill: bool,
+    /// The binding of the one sampled texture the program samples, once seen.
+    pub tex_binding: Option<u32>,
     /// Nesting of IR blocks (the core's mask stack).
     pub depth: usize,
     /// The slots of each enclosing IR loop (a break's or continue's values).
@@ -206,6 +209,7 @@ pub fn lower(
         stage: ep.stage,
         iface: Interface::default(),
         uses_kill: false,
+        tex_binding: None,
         depth: 0,
         loop_slots: Vec::new(),
         loop_kinds: Vec::new(),

@@ -8,7 +8,7 @@
 //!   (values at each `Break`). This is the shape of the core's mask stack, so the back end
 //!   lowers it one-to-one, and a pass can walk it without a CFG.
 //! * The interface is explicit: [`Op::Input`] (a launch register of the ABI), [`Op::Uniform`]
-//!   (a uniform word), [`Stmt::Tex`] (a sampler binding), [`Stmt::Export`] (an output
+//!   (a uniform word), [`Stmt::Tex`] (a sampler word), [`Stmt::Export`] (an output
 //!   location). A link-time optimiser can match a vertex program's exports with a fragment
 //!   program's inputs by location.
 //! * Constants are values ([`Op::Const`]) and the lattice of [`Lattice`] is what SCCP-style
@@ -111,12 +111,12 @@ pub enum Stmt {
         /// Its operation.
         op: Op,
     },
-    /// `dst[0..4] = texture(sampler, coord)` (one request per quad; the texture unit uses
-    /// all four lanes' coordinates for the level of detail).
+    /// `dst[0..4] = tex(sampler, coord)` (one request per quad; the texture unit uses all
+    /// four lanes' coordinates for the level of detail): the unit's four answer words.
     Tex {
         /// The four words of the texel (r, g, b, a).
         dst: [Value; 4],
-        /// The sampler binding (`tex` immediate).
+        /// The sampler word (`tex` immediate; `ABI.md` "Sampled textures").
         sampler: u32,
         /// Coordinates (s, t).
         coord: [Value; 2],

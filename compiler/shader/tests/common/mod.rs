@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use rendergen_shader_compiler::{compile, launch, Compiled, Lang, Options, ShaderStage};
-use rendergen_sim::models::shader::{run, Config, Launch, MemoryEnv};
+use rendergen_sim::models::shader::{run, Config, Env, Launch, MemoryEnv, SpecRequest, TexRequest};
 use std::collections::BTreeMap;
 
 /// Compiles or panics with the message.
@@ -37,10 +37,10 @@ pub fn exec(
         .iter()
         .map(|(n, w)| (n.to_string(), w.clone()))
         .collect();
-    let mut env = MemoryEnv {
+    let mut env = UnormEnv(MemoryEnv {
         uniforms: launch::uniforms(&c.interface, &u).unwrap(),
         ..Default::default()
-    };
+    });
     let mut out = Vec::new();
     for chunk in regs.chunks(64) {
         let quads = chunk.len().div_ceil(4);
@@ -82,4 +82,34 @@ pub fn exec_both(
         plain.asm, opt.asm
     );
     a
+}
+
+/// [`MemoryEnv`] with a texture that answers like the texture unit, in 16-bit UNORM words:
+/// per lane `(bits(s) >> 16, bits(t) >> 16, 0x1234, 0xFFFF)` (the program turns them into
+/// `u2f(w) · f32(1/65535)`; see [`unorm_answer`]).
+pub struct UnormEnv(pub MemoryEnv);
+
+/// The binary32 values a program reads from [`UnormEnv`]'s texture at `(s, t)`.
+pub fn unorm_answer(s: f32, t: f32) -> [f32; 4] {
+    let k = rendergen_shader_compiler::abi::UNORM16_SCALE;
+    [s.to_bits() >> 16, t.to_bits() >> 16, 0x1234, 0xFFFF].map(|w| w as f32 * k)
+}
+
+impl Env for UnormEnv {
+    fn load(&mut self, lane: usize, addr: u32) -> u32 {
+        self.0.load(lane, addr)
+    }
+    fn store(&mut self, lane: usize, addr: u32, value: u32) {
+        self.0.store(lane, addr, value)
+    }
+    fn uniform(&mut self, index: u32) -> u32 {
+        self.0.uniform(index)
+    }
+    fn texture(&mut self, req: &TexRequest) -> [[u32; 4]; 4] {
+        self.0.tex_log.push(*req);
+        req.coords.map(|[s, t]| [s >> 16, t >> 16, 0x1234, 0xFFFF])
+    }
+    fn special(&mut self, req: &SpecRequest) -> u32 {
+        self.0.special(req)
+    }
 }

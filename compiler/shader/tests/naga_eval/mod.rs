@@ -526,18 +526,22 @@ impl<'m> Eval<'m> {
             E::ImageSample {
                 image, coordinate, ..
             } => {
-                let V::Image(binding) = ev(self, *image) else {
+                let V::Image(_) = ev(self, *image) else {
                     panic!()
                 };
                 let V::Agg(c) = ev(self, *coordinate) else {
                     panic!()
                 };
-                // The test environment's texture: (s, t, binding, 1).
+                // The test environment's texture (`common::UnormEnv`): UNORM16 words
+                // (bits(s) >> 16, bits(t) >> 16, 0x1234, 0xFFFF), converted by the ABI's
+                // u2f(w) · f32(1/65535).
+                let k = rendergen_shader_compiler::abi::UNORM16_SCALE;
+                let conv = |w: u32| V::F(w as f32 * k);
                 V::Agg(vec![
-                    c[0].clone(),
-                    c[1].clone(),
-                    V::F(binding as f32),
-                    V::F(1.0),
+                    conv(fv(&c[0]).to_bits() >> 16),
+                    conv(fv(&c[1]).to_bits() >> 16),
+                    conv(0x1234),
+                    conv(0xFFFF),
                 ])
             }
             E::CallResult(_) => panic!("call result before the call"),
