@@ -55,7 +55,7 @@ pub(crate) fn compile(
         signals: cycle.iter().map(|id| flat.path_of(*id)).collect(),
     })?;
     let n = flat.nodes.len();
-    let (main_live, obs_live) = liveness(flat, &order);
+    let (main_live, obs_live) = liveness(flat, &order, named);
     let mut b = Builder {
         flat,
         prog: Program::default(),
@@ -145,7 +145,7 @@ pub(crate) fn compile(
 }
 
 /// Main-program and observation-only liveness.
-fn liveness(flat: &FlatNetlist, order: &[NodeId]) -> (Vec<bool>, Vec<bool>) {
+fn liveness(flat: &FlatNetlist, order: &[NodeId], named: &[NodeId]) -> (Vec<bool>, Vec<bool>) {
     let n = flat.nodes.len();
     let mut main = vec![false; n];
     let mut mark = |id: NodeId| main[id as usize] = true;
@@ -177,6 +177,13 @@ fn liveness(flat: &FlatNetlist, order: &[NodeId]) -> (Vec<bool>, Vec<bool>) {
     let mut obs: Vec<bool> = (0..n)
         .map(|i| !main[i] && (flat.nodes[i].name.is_some() || flat.nodes[i].soft_name.is_some()))
         .collect();
+    // Named signals whose name lives elsewhere (a child module's port, a record field) stay
+    // observable too, also when simplification left them without readers.
+    for &id in named {
+        if !main[id as usize] {
+            obs[id as usize] = true;
+        }
+    }
     propagate(&mut obs, &main);
     (main, obs)
 }

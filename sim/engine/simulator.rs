@@ -127,6 +127,10 @@ impl Simulator {
         for s in &named {
             let path = format!("{}.{}", scope_path(&flat, s.scope), s.name);
             signal_index.insert(path.clone(), signals.len() as u32);
+            debug_assert!(
+                prog.node_place[s.node as usize] != super::program::NONE,
+                "named signal {path} has no place"
+            );
             signals.push((path, prog.node_place[s.node as usize], s.width));
         }
         Ok(Simulator {
