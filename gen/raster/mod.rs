@@ -15,6 +15,7 @@ pub mod scene;
 
 use rendergen_shader_compiler::{compile, Compiled, Lang, Options, ShaderStage};
 use rendergen_sim::models::tile::buffer::{BlendState, Format};
+use rendergen_sim::models::tile::command;
 use rendergen_sim::models::tile::frame::{
     run_pass_with_progress, Attribute, FrameError, Mesh, Pass, PassResult, Program, Resolve,
     Surface, Target,
@@ -531,8 +532,14 @@ pub fn analytic_minimum(sc: &RasterScene, pass: &Pass, r: &PassResult, out: Form
     let draws: u64 = r.tiles.iter().map(|t| t.draws as u64).sum();
     let tiles = r.tiles.len() as u64;
     let resolves = if pass.resolves.is_empty() { 0 } else { tiles };
-    let cmd_words = 2 * tiles + tiles * (2 + 1) + draws * 26 + resolves * 2;
-    output + vertex + prim * r.triangles_out + prim * draws + 2 * 4 * cmd_words
+    // Command lists (sim/models/tile/command.rs): per tile a table word, TILE_BEGIN with every
+    // plane's clear value, END_TILE; the DRAWs and RESOLVEs; 64-bit words.
+    let planes = pass.targets.len() as u32 + 1;
+    let begin = command::tile_begin_words((1 << planes) - 1) as u64;
+    let cmd_words = tiles * (1 + begin + command::END_TILE_WORDS as u64)
+        + draws * command::DRAW_WORDS as u64
+        + resolves * command::RESOLVE_WORDS as u64;
+    output + vertex + prim * r.triangles_out + prim * draws + 2 * 8 * cmd_words
 }
 
 impl Frame {

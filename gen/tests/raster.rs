@@ -151,12 +151,12 @@ fn tile_commands(mem: &Memory, i: usize) -> Vec<Command> {
         .iter()
         .find(|r| r.class == "command lists")
         .unwrap();
-    let w: Vec<u32> = r
+    let w: Vec<u64> = r
         .bytes()
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    let (mut at, n) = (w[2 * i] as usize, w[2 * i + 1] as usize);
+    let (mut at, n) = ((w[i] & 0xFFFF_FFFF) as usize, (w[i] >> 32) as usize);
     let end = at + n;
     let mut out = vec![];
     while at < end {

@@ -66,7 +66,7 @@ pub fn mem_arbiter(m: &mut Module, _cfg: &(), i: MemArbIn) -> MemArbOut {
 /// What [`tile_backend`] takes.
 #[derive(Io)]
 pub struct BackendIn {
-    /// Tiles to run (command-list addresses).
+    /// Tiles to run (command-list address and length in words).
     pub list: Stream<TileList>,
     /// The write-out's configuration registers.
     pub config: WoConfig,

@@ -1,16 +1,32 @@
 //! The command-list processor (`tile_cmd`; `tiles-and-allocation.md` A.6, A.10.2 §1–2): fetches
 //! a tile's command list from memory and runs it: TILE_BEGIN → `tile_begin`, DRAW → `tri`,
 //! RESOLVE → the drain barrier, a tile-shader launch and its completion, END_TILE → the drain
-//! barrier and the write-out. The encoding is in `rtl/tile/README.md` ("Command lists").
-use super::mem_port::{MemReq, MemResp, MEM_ADDR_BITS, MEM_BEATS_BITS, MEM_DATA_BITS};
+//! barrier and the write-out. The encoding is the frame model's
+//! (`rendergen_sim::models::tile::command`, table repeated in `rtl/tile/README.md`, "Command
+//! lists"): packed 64-bit words, a size per opcode.
+use super::mem_port::{
+    MemReq, MemResp, MEM_ADDR_BITS, MEM_BEATS_BITS, MEM_DATA_BITS, MEM_MAX_BEATS,
+};
 use super::writeout::{WoFlags, WoStart};
-use super::{EdgeSetup, TileBegin, TileCfg, TriSetup, TILE_COORD_BITS};
-use rendergen_hdl::{pack, priority_select, unpack, Bundle, HwEnum, Io, Module, Sig, Stream};
+use super::{EdgeSetup, TileBegin, TileCfg, TriSetup, PRIM_BITS, TILE_COORD_BITS};
+use crate::stream::fifo::{fifo, FifoCfg};
+use rendergen_hdl::{
+    clog2, pack, priority_select, unpack, Bundle, HwEnum, Io, Module, Sig, Stream,
+};
 
-/// Bytes of a command: 16 little-endian 64-bit words, one maximal burst.
-pub const CMD_BYTES: u32 = 128;
-/// Words of a command the processor keeps (the rest are reserved, zero).
+/// Words of the largest command the processor keeps (DRAW: 10; TILE_BEGIN keeps word 0 and
+/// one clear value per plane, at most 9).
 pub const CMD_WORDS_USED: usize = 10;
+/// Words of a DRAW.
+pub const DRAW_WORDS: u64 = 10;
+/// Entries (64-bit words) of the prefetch FIFO: two 128-byte blocks.
+pub const PREFETCH_WORDS: u32 = 32;
+/// Bytes of an aligned fetch block: a read never crosses one (so never 4 KiB).
+pub const FETCH_BLOCK_BYTES: u64 = (MEM_MAX_BEATS * 8) as u64;
+/// Bits of a list's length in words ([`TileList::words`]).
+pub const LIST_WORDS_BITS: u32 = 24;
+/// Bits of the clear mask in TILE_BEGIN (`w[0][55:40]`).
+pub const MASK_BITS: u32 = 16;
 /// Opcodes (bits 7:0 of word 0).
 pub const OP_TILE_BEGIN: u64 = 1;
 /// DRAW: one set-up triangle.
@@ -28,11 +44,22 @@ pub const OUTSTANDING_BITS: u32 = 16;
 /// Bits of the performance counters.
 pub const COUNTER_BITS: u32 = 32;
 
-/// A tile's command list: where it starts. Taken when the tile is written out.
+/// A tile's command list: where it starts and how long it is. Taken when the tile is written
+/// out.
 #[derive(Bundle, Clone, Debug, PartialEq)]
 pub struct TileList<T = Sig> {
-    /// Byte address of the first command, a multiple of 128.
+    /// Byte address of the first command, a multiple of 8.
     pub addr: T,
+    /// Length of the list in 64-bit words ([`LIST_WORDS_BITS`]); exactly these are read.
+    pub words: T,
+}
+
+impl TileList<u32> {
+    /// The shape.
+    pub const SHAPE: TileList<u32> = TileList {
+        addr: MEM_ADDR_BITS,
+        words: LIST_WORDS_BITS,
+    };
 }
 
 /// A tile-shader launch (RESOLVE).
@@ -117,12 +144,8 @@ pub struct CmdOut {
 pub enum CmdState {
     /// Waiting for a tile.
     Idle,
-    /// Offering the command read.
-    Fetch,
-    /// Receiving the command's beats.
-    Receive,
-    /// Decoding.
-    Decode,
+    /// Taking a command's words from the prefetch FIFO.
+    Collect,
     /// Offering TILE_BEGIN.
     Begin,
     /// Offering a DRAW's triangle.
@@ -137,7 +160,7 @@ pub enum CmdState {
     TileShader,
     /// Offering the write-out (taken when it is complete).
     WriteOut,
-    /// Taking the tile's `list`.
+    /// Finishing the list's reads, then taking the tile's `list`.
     Done,
 }
 
@@ -153,24 +176,32 @@ fn field(words: &[Sig], lo: u32, w: u32) -> Sig {
     words[word].bits(at + w - 1, at)
 }
 
-/// The triangle of a DRAW (README: "Command lists").
+/// The triangle of a DRAW (README: "Command lists"). The draw state (`w[0][15:8]`), front
+/// facing (`w[0][32]`) and the vertices' `rw` (`w[1..=6][63:48]`) are not part of the RTL's
+/// [`TriSetup`]; the primitive id keeps its low [`PRIM_BITS`] bits.
 fn decode_tri(words: &[Sig]) -> TriSetup {
     let edge = |i: u32| EdgeSetup {
-        a: field(words, 64 * (1 + 2 * i), 24),
-        b: field(words, 64 * (1 + 2 * i) + 24, 24),
-        top_left: field(words, 64 * (1 + 2 * i) + 48, 1),
-        c: field(words, 64 * (2 + 2 * i), 48),
+        a: field(words, 64 * (1 + i), 24),
+        b: field(words, 64 * (1 + i) + 24, 24),
+        top_left: field(words, 33 + i, 1),
+        c: field(words, 64 * (4 + i), 48),
     };
     TriSetup {
         edge: [edge(0), edge(1), edge(2)],
-        bbox: [0, 1, 2, 3].map(|k| field(words, 8 + 3 * k, 3)),
-        depth_op: field(words, 20, 3),
-        depth_write: field(words, 23, 1),
-        prim: field(words, 24, 16),
+        bbox: [0, 1, 2, 3].map(|k| field(words, 16 + 3 * k, 3)),
+        depth_op: field(words, 28, 3),
+        depth_write: field(words, 31, 1),
+        prim: field(words, 40, PRIM_BITS),
         z_c: field(words, 64 * 7, 64),
         dzdx: field(words, 64 * 8, 48),
         dzdy: field(words, 64 * 9, 48),
     }
+}
+
+/// Number of set bits of `x`, `clog2(width + 1)` bits.
+fn popcount(x: Sig) -> Sig {
+    let w = clog2(x.width() as u64 + 1);
+    (1..x.width()).fold(x.bit(0).zext(w), |acc, i| acc + x.bit(i).zext(w))
 }
 
 /// The drain fence: covers quad (0, 0), passes any depth test (`ALWAYS`), writes nothing,
@@ -188,11 +219,24 @@ fn fence(m: &mut Module) -> TriSetup {
 
 /// The command-list processor.
 ///
-/// * **Ports:** `list` (a tile's command list address; taken when its END_TILE's write-out is
-///   complete), `mem_req`/`mem_resp` (reads of 16 beats, one command each), `tile_begin`,
-///   `tri`, `ts_launch`, `ts_done` ([`WoFlags`]: the tile shader's write-out choices),
-///   `wo_start` (taken by the write-out when the tile is in memory), the fragment tracker's
-///   inputs `quad_out`, `quad_retired`, `fence_seen`; `outstanding`, `bad_op`, `counters`.
+/// * **Ports:** `list` (a tile's command list: address and length in words; taken when its
+///   END_TILE's write-out is complete and every word of it has been read), `mem_req`/`mem_resp`
+///   (reads of 1 ..= 16 beats), `tile_begin`, `tri`, `ts_launch`, `ts_done` ([`WoFlags`]: the
+///   tile shader's write-out choices), `wo_start` (taken by the write-out when the tile is in
+///   memory), the fragment tracker's inputs `quad_out`, `quad_retired`, `fence_seen`;
+///   `outstanding`, `bad_op`, `counters`.
+/// * **Fetch:** exactly the list's `words` words are read, in bursts that end at the next
+///   128-byte boundary (so never cross 4 KiB) or at the list's end, into a prefetch FIFO of
+///   [`PREFETCH_WORDS`] words; a burst is requested when the FIFO has room for all of it
+///   (entries + beats in flight), so reading runs ahead of the commands (and continues during
+///   a barrier) and `mem_resp` is always ready.
+/// * **Parse:** one word per clock from the FIFO; the opcode of word 0 fixes the size (DRAW
+///   10, TILE_BEGIN 1 + popcount(clear mask), RESOLVE and END_TILE 1). A TILE_BEGIN's clear
+///   values go to their planes (the lowest plane still in the mask first; values of planes
+///   ≥ the configuration's are dropped); `tile_begin.clear[p]` is 0 for planes not cleared.
+///   An unknown opcode sets the sticky `bad_op` and that one word is skipped. A list must end
+///   with END_TILE at its last word: words after it are read and dropped; a list without one
+///   waits for words that never come.
 /// * **Drain barrier** (A.6 steps 1–3): RESOLVE and END_TILE first send a fence triangle
 ///   (one quad, `ALWAYS`, no depth write, prim [`FENCE_PRIM`]) and wait until it has left the
 ///   rasteriser (`fence_seen`: every earlier quad has left, the rasteriser is in order) and
@@ -200,11 +244,13 @@ fn fence(m: &mut Module) -> TriSetup {
 ///   is the launch (or write-out) offered; no triangle is offered from the fence until
 ///   `ts_done` is taken, and drawing resumes with the next command.
 /// * **Write-out flags:** all planes on, averaged, at TILE_BEGIN; replaced by each `ts_done`.
-/// * **Timing:** one command per fetch: a read of 16 beats, then its action; a DRAW costs
-///   the memory latency + 16 + 2 cycles when nothing stalls (the next fetch starts when the
-///   triangle is taken).
-/// * **Cost:** ten 64-bit command words, a 32-bit address, counters: 2,018 cells, 824
-///   flip-flops (`rendergen synth tile_cmd`).
+/// * **Timing:** a command of `n` words takes `n` clocks from the FIFO, then its action (the
+///   next command is collected once it is taken): a DRAW offers its triangle 11 clocks after
+///   the previous one was taken when the FIFO is ahead and nothing stalls; the first command of
+///   a tile waits for the memory latency.
+/// * **Cost:** the prefetch FIFO (32 × 64 bits), ten 64-bit command words (fewer bits after
+///   trimming of unused fields), the fetch address and length, counters: see
+///   `rtl/tile/README.md` (`rendergen synth tile_cmd`).
 pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
     let CmdIn {
         list,
@@ -216,49 +262,112 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
     } = i;
     let state = m.enum_reg("state", CmdState::Idle);
     let s = state.q();
-    let addr = m.reg("addr", MEM_ADDR_BITS).reset(0);
-    let beat = m.reg("beat", 4).reset(0);
-    let words: Vec<_> = (0..CMD_WORDS_USED)
-        .map(|k| m.reg(&format!("word_{k}"), MEM_DATA_BITS).reset(0))
-        .collect();
-    let w: Vec<Sig> = words.iter().map(|r| r.q()).collect();
-    let op = field(&w, 0, 8);
 
     // The tile list.
     let (list_valid, list_data, list_ready) = list.split();
-    list_ready.drive(s.is(CmdState::Done));
     let start = s.is(CmdState::Idle) & list_valid;
 
-    // Fetch one command.
+    // Fetch: aligned bursts into the prefetch FIFO, credits for every word in flight.
+    let depth_bits = clog2(u64::from(PREFETCH_WORDS) + 1);
+    let fetch_addr = m.reg("fetch_addr", MEM_ADDR_BITS).reset(0);
+    let fetch_left = m.reg("fetch_left", LIST_WORDS_BITS).reset(0);
+    let in_flight = m.reg("in_flight", depth_bits).reset(0);
+    let to_block = m.lit(MEM_MAX_BEATS as u64, 5) - fetch_addr.q().bits(6, 3).zext(5);
+    let short = fetch_left.q().lt(to_block.zext(LIST_WORDS_BITS));
+    let burst = short.mux(fetch_left.q().bits(4, 0), to_block); // 1 ..= 16 words
+    let (resp_valid, resp, resp_ready) = mem_resp.split();
+    resp_ready.drive(m.lit(1, 1));
+    let beat_in = resp_valid & !resp.write;
+    let (push, _push_ready) = Stream::offer(m, "prefetch_push", beat_in, resp.data);
+    let prefetch = fifo(
+        m,
+        &FifoCfg {
+            depth: PREFETCH_WORDS,
+        },
+        push,
+    );
+    let used = prefetch.count.zext(depth_bits) + in_flight.q();
+    let room = m.lit(u64::from(PREFETCH_WORDS), depth_bits) - used;
+    let want = !s.is(CmdState::Idle) & fetch_left.q().any() & room.ge(burst.zext(depth_bits));
     let read = MemReq {
         write: m.lit(0, 1),
-        addr: addr.q(),
-        beats: m.lit(15, MEM_BEATS_BITS),
+        addr: fetch_addr.q(),
+        beats: (burst - 1u64).bits(MEM_BEATS_BITS - 1, 0),
         data: m.lit(0, MEM_DATA_BITS),
         strobe: m.lit(0, 8),
         last: m.lit(1, 1),
     };
-    let (mem_req, req_ready) = Stream::offer(m, "mem_req", s.is(CmdState::Fetch), read);
-    let fetched = s.is(CmdState::Fetch) & req_ready;
-    let (resp_valid, resp, resp_ready) = mem_resp.split();
-    resp_ready.drive(m.lit(1, 1));
-    let got = s.is(CmdState::Receive) & resp_valid & !resp.write;
+    let (mem_req, req_ready) = Stream::offer(m, "mem_req", want, read);
+    let fetched = want & req_ready;
+    fetch_addr.next(start.mux(
+        list_data.addr,
+        fetched.mux(
+            fetch_addr.q() + (burst.zext(MEM_ADDR_BITS) << 3),
+            fetch_addr.q(),
+        ),
+    ));
+    fetch_left.next(start.mux(
+        list_data.words,
+        fetched.mux(fetch_left.q() - burst.zext(LIST_WORDS_BITS), fetch_left.q()),
+    ));
+    let flight_up = fetched.mux(in_flight.q() + burst.zext(depth_bits), in_flight.q());
+    in_flight.next(beat_in.mux(flight_up - 1u64, flight_up));
+
+    // Parse: one word per clock into the command words.
+    let (word_valid, word, word_ready) = prefetch.pop.split();
+    let collecting = s.is(CmdState::Collect);
+    word_ready.drive(collecting | s.is(CmdState::Done));
+    let pop = collecting & word_valid;
+    let idx = m.reg("idx", 5).reset(0);
+    let first = idx.q().eq(0u64);
+    let words: Vec<_> = (0..CMD_WORDS_USED)
+        .map(|k| m.reg(&format!("word_{k}"), MEM_DATA_BITS).reset(0))
+        .collect();
+    let w: Vec<Sig> = words.iter().map(|r| r.q()).collect();
+    let w0 = first.mux(word, w[0]); // the command's word 0, also while it arrives
+    let op_now = w0.bits(7, 0);
+    let is_begin = op_now.eq(OP_TILE_BEGIN);
+    let is_draw = op_now.eq(OP_DRAW);
+    let known = op_now.ge(OP_TILE_BEGIN) & op_now.le(OP_END_TILE);
+    let mask_in = w0.bits(40 + MASK_BITS - 1, 40);
+    let size = is_begin.mux(
+        popcount(mask_in).zext(5) + 1u64,
+        is_draw.mux(m.lit(DRAW_WORDS, 5), m.lit(1, 5)),
+    );
+    let last_word = pop & (idx.q() + 1u64).eq(size);
+    idx.next(start.mux(0u64, pop.mux(last_word.mux(0u64, idx.q() + 1u64), idx.q())));
+    // TILE_BEGIN: the planes whose clear values are still to come.
+    let pending = m.reg("clear_pending", MASK_BITS).reset(0);
+    let lowest = pending.q() & (-pending.q());
+    pending.next((pop & first).mux(
+        mask_in,
+        pop.mux(pending.q() & (pending.q() - 1u64), pending.q()),
+    ));
+    let begin_words = !first & w[0].bits(7, 0).eq(OP_TILE_BEGIN);
+    let planes = cfg.planes() as u32;
     for (k, r) in words.iter().enumerate() {
-        r.next_when(got & beat.q().eq(k as u64), resp.data);
+        let k32 = k as u32;
+        let mut en = pop & idx.q().eq(k as u64) & !begin_words;
+        if k >= 1 && k32 <= planes {
+            en = en | (pop & begin_words & lowest.bit(k32 - 1));
+        }
+        r.next_when(en, word);
     }
-    beat.next(fetched.mux(0u64, got.mux(beat.q() + 1u64, beat.q())));
-    let received = got & resp.last;
+    let op = w[0].bits(7, 0);
 
     // TILE_BEGIN.
     let tile_x = m.reg("tile_x", TILE_COORD_BITS).reset(0);
     let tile_y = m.reg("tile_y", TILE_COORD_BITS).reset(0);
-    let planes = cfg.planes() as u32;
+    let clear_mask = field(&w, 40, planes);
     let begin = TileBegin {
         tile_x: field(&w, 8, TILE_COORD_BITS),
-        tile_y: field(&w, 17, TILE_COORD_BITS),
-        clear_mask: field(&w, 32, planes),
+        tile_y: field(&w, 24, TILE_COORD_BITS),
+        clear_mask,
         clear: (0..planes)
-            .map(|p| field(&w, 64 * (1 + p), cfg.data_bits()))
+            .map(|p| {
+                let v = field(&w, 64 * (1 + p), cfg.data_bits());
+                clear_mask.bit(p).mux(v, m.lit(0, cfg.data_bits()))
+            })
             .collect(),
     };
     let begin_tile = (begin.tile_x, begin.tile_y);
@@ -317,36 +426,36 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
     let (wo_start, wo_ready) = Stream::offer(m, "wo_start", s.is(CmdState::WriteOut), wo);
     let written = s.is(CmdState::WriteOut) & wo_ready;
 
+    // The list is taken once its words are all read (and any after END_TILE dropped).
+    let finished =
+        s.is(CmdState::Done) & !fetch_left.q().any() & in_flight.q().eq(0u64) & prefetch.empty;
+    list_ready.drive(finished);
+
     // Next state.
-    let bad = s.is(CmdState::Decode) & !(op.ge(OP_TILE_BEGIN) & op.le(OP_END_TILE));
+    let bad = pop & first & !known;
     let bad_op = m.reg("bad_op", 1).reset(0);
     bad_op.next(bad_op.q() | bad);
     let k = |m: &mut Module, st: CmdState| m.enum_const(st);
-    let decode = s.is(CmdState::Decode);
     let next = priority_select(
         &[
-            (start, k(m, CmdState::Fetch)),
-            (fetched, k(m, CmdState::Receive)),
-            (received, k(m, CmdState::Decode)),
-            (decode & op.eq(OP_TILE_BEGIN), k(m, CmdState::Begin)),
-            (decode & op.eq(OP_DRAW), k(m, CmdState::Draw)),
+            (start, k(m, CmdState::Collect)),
+            (last_word & is_begin, k(m, CmdState::Begin)),
+            (last_word & is_draw, k(m, CmdState::Draw)),
             (
-                decode & (resolve | op.eq(OP_END_TILE)),
+                last_word & (op_now.eq(OP_RESOLVE) | op_now.eq(OP_END_TILE)),
                 k(m, CmdState::Fence),
             ),
-            (bad | begun | drawn | shaded, k(m, CmdState::Fetch)),
+            (begun | drawn | shaded, k(m, CmdState::Collect)),
             (fenced, k(m, CmdState::Drain)),
             (drained & resolve, k(m, CmdState::Launch)),
             (drained, k(m, CmdState::WriteOut)),
             (launched, k(m, CmdState::TileShader)),
             (written, k(m, CmdState::Done)),
-            (s.is(CmdState::Done), k(m, CmdState::Idle)),
+            (finished, k(m, CmdState::Idle)),
         ],
         s,
     );
     state.next(next);
-    let next_addr = addr.q() + u64::from(CMD_BYTES);
-    addr.next(start.mux(list_data.addr, received.mux(next_addr, addr.q())));
 
     // Performance counters.
     let count = |m: &mut Module, name: &str, when: Sig| {

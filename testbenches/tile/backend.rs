@@ -7,15 +7,16 @@
 //! spec's write-out layout; the memory image is compared byte for byte (poison where nothing
 //! may be written), with the per-region byte counts.
 use super::buffer::assert_lint_clean;
-use super::cmd::{encode, Cmd};
-use super::{flatten, random_triangle, tri_record};
-use rendergen_rtl::tile::cmd::{TsLaunch, CMD_BYTES};
+use super::cmd::load_list;
+use super::{flatten, random_triangle};
+use rendergen_rtl::tile::cmd::TsLaunch;
 use rendergen_rtl::tile::top::tile_backend_top;
 use rendergen_rtl::tile::writeout::WoFlags;
-use rendergen_rtl::tile::{BlendBits, PixelReq, RtFormat, TileBegin, TileCfg, TsReq};
+use rendergen_rtl::tile::{BlendBits, PixelReq, RtFormat, TileCfg, TsReq};
 use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
 use rendergen_sim::kit::{InOrder, Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::models::tile::buffer::{BlendState, Format, TileBuffer};
+use rendergen_sim::models::tile::command::Command;
 use rendergen_sim::models::tile::raster::rasterise;
 use rendergen_sim::models::tile::setup::{setup, RasterState};
 use rendergen_sim::models::tile::DEPTH_MAX;
@@ -171,43 +172,44 @@ fn drive(
     let mut launches_expected = InOrder::new();
     let mut launches: VecDeque<Launch> = VecDeque::new();
     let mut addr = LISTS;
-    let mut commands = 0u64;
+    let mut list_words = 0u64;
     let tiles = (TILES.0 * TILES.1) as usize;
     for k in 0..tiles {
         let tile = (k as u32 % TILES.0, k as u32 / TILES.0);
         let mut model = TileBuffer::new(cfg.samples, &formats);
         let clear = vec![0x8040_2010, 0, DEPTH_MAX as u64];
         model.tile_begin(tile, 0b111, &clear);
-        let mut list = vec![Cmd::Begin(TileBegin {
-            tile_x: tile.0 as u64,
-            tile_y: tile.1 as u64,
+        let mut list = vec![Command::TileBegin {
+            x: tile.0,
+            y: tile.1,
             clear_mask: 0b111,
-            clear,
-        })];
+            clears: clear,
+        }];
         let mut prim = 0u32;
-        let mut draw = |list: &mut Vec<Cmd>, model: &mut TileBuffer, rng: &mut Rng, n: usize| {
-            let mut done = 0;
-            while done < n {
-                let v = random_triangle(rng, tile);
-                let Ok(t) = setup(&v, tile, &RasterState::default(), prim) else {
-                    continue;
-                };
-                prim += 1;
-                done += 1;
-                for q in rasterise(&t, cfg.samples) {
-                    let pass = model.depth_test(&q, t.depth_op, t.depth_write);
-                    if pass != 0 {
-                        let c = std::array::from_fn(|i| {
-                            let x = tile.0 * 16 + 2 * q.qx + (i as u32 & 1);
-                            let y = tile.1 * 16 + 2 * q.qy + (i as u32 >> 1);
-                            colour(x, y, t.prim)
-                        });
-                        model.write_quad(0, (q.qx, q.qy), pass, c, &BlendState::default());
+        let mut draw =
+            |list: &mut Vec<Command>, model: &mut TileBuffer, rng: &mut Rng, n: usize| {
+                let mut done = 0;
+                while done < n {
+                    let v = random_triangle(rng, tile);
+                    let Ok(t) = setup(&v, tile, &RasterState::default(), prim) else {
+                        continue;
+                    };
+                    prim += 1;
+                    done += 1;
+                    for q in rasterise(&t, cfg.samples) {
+                        let pass = model.depth_test(&q, t.depth_op, t.depth_write);
+                        if pass != 0 {
+                            let c = std::array::from_fn(|i| {
+                                let x = tile.0 * 16 + 2 * q.qx + (i as u32 & 1);
+                                let y = tile.1 * 16 + 2 * q.qy + (i as u32 >> 1);
+                                colour(x, y, t.prim)
+                            });
+                            model.write_quad(0, (q.qx, q.qy), pass, c, &BlendState::default());
+                        }
                     }
+                    list.push(Command::Draw { state: 0, tri: t });
                 }
-                list.push(Cmd::Draw(tri_record(&t)));
-            }
-        };
+            };
         draw(&mut list, &mut model, &mut rng, draws);
         let mut flags = WoFlags {
             enable: 0b111,
@@ -215,7 +217,7 @@ fn drive(
             sample: vec![0; 3],
         };
         for _ in 0..resolves {
-            list.push(Cmd::Resolve {
+            list.push(Command::Resolve {
                 xthreads: 16,
                 ythreads: 16,
                 program: 0x400,
@@ -243,14 +245,11 @@ fn drive(
             flags = flags_of(k);
             draw(&mut list, &mut model, &mut rng, overlay);
         }
-        list.push(Cmd::End);
-        list_src.send(&[addr])?;
-        for c in &list {
-            let bytes: Vec<u8> = encode(c).iter().flat_map(|w| w.to_le_bytes()).collect();
-            mem.load(addr, &bytes);
-            addr += u64::from(CMD_BYTES);
-            commands += 1;
-        }
+        list.push(Command::EndTile);
+        let words = load_list(&mut mem, addr, &list).len() as u64;
+        list_src.send(&[addr, words])?;
+        addr += 8 * words;
+        list_words += words;
         for p in 0..planes {
             if (static_enable & flags.enable) >> p & 1 == 0 {
                 continue;
@@ -414,11 +413,11 @@ fn drive(
         }
     }
     let lists = mem.region_named("lists")?;
-    if lists.read_bytes != commands * u64::from(CMD_BYTES) || lists.written_bytes != 0 {
+    if lists.read_bytes != 8 * list_words || lists.written_bytes != 0 {
         return Err(TbError::new(format!(
             "command lists: {} bytes read, expected {}",
             lists.read_bytes,
-            commands * u64::from(CMD_BYTES)
+            8 * list_words
         )));
     }
     if launch_count != tiles * resolves {

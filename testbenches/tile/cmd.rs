@@ -1,89 +1,90 @@
-//! `tile_cmd`: command lists in the memory agent (encoded here from the README's table),
-//! the rasteriser and fragment shader played by the testbench (each DRAW gives 0–5 quads that
-//! leave at random times and retire 5–200 cycles later; the fence's quad leaves after every
-//! earlier one), the tile shader answering launches after random delays with random write-out
-//! flags. Checks: every output stream in order against the list (scoreboards); the drain
-//! barrier (a launch or write-out only when every quad out has retired and none is still to
-//! leave); no triangle from a fence until the tile shader is done (resume after RESOLVE); the
-//! write-out carries the last tile shader's flags, or the defaults.
+//! `tile_cmd`: command lists written by the frame model's encoder
+//! (`rendergen_sim::models::tile::command`, the one encoding of model and RTL) into the memory
+//! agent, one after another at 8-byte-aligned addresses (so bursts start anywhere in a 128-byte
+//! block); the rasteriser and fragment shader played by the testbench (each DRAW gives 0–5
+//! quads that leave at random times and retire 5–200 cycles later; the fence's quad leaves
+//! after every earlier one), the tile shader answering launches after random delays with random
+//! write-out flags. Checks: every output stream in order against the list (scoreboards; the
+//! expected records are the model's commands' fields at the RTL's widths); the drain barrier (a
+//! launch or write-out only when every quad out has retired and none is still to leave); no
+//! triangle from a fence until the tile shader is done (resume after RESOLVE); the write-out
+//! carries the last tile shader's flags, or the defaults; exactly the lists' bytes are read;
+//! with `bad`, unknown opcodes (skipped, `bad_op` set) and words after END_TILE (dropped).
 use super::buffer::assert_lint_clean;
-use super::flatten;
-use rendergen_rtl::tile::cmd::{TsLaunch, CMD_BYTES, FENCE_PRIM};
+use super::{flatten, tri_record};
+use rendergen_rtl::tile::cmd::{TsLaunch, FENCE_PRIM};
 use rendergen_rtl::tile::top::tile_cmd_top;
 use rendergen_rtl::tile::writeout::{WoFlags, WoStart};
 use rendergen_rtl::tile::{EdgeSetup, TileBegin, TileCfg, TriSetup};
 use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
 use rendergen_sim::kit::{InOrder, Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
+use rendergen_sim::models::tile::command::{Command, PRIM_BITS};
+use rendergen_sim::models::tile::setup::{self as model, CompareOp, Edge};
 use rendergen_sim::Simulator;
 use rendergen_testbenches::cosim_prefix;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-const M48: u64 = (1 << 48) - 1;
-const M24: u64 = (1 << 24) - 1;
-
-/// One command of a list, as the testbench knows it.
-#[derive(Clone, Debug)]
-pub(super) enum Cmd {
-    Begin(TileBegin<u64>),
-    Draw(TriSetup<u64>),
-    Resolve {
-        xthreads: u64,
-        ythreads: u64,
-        program: u64,
-    },
-    End,
+/// Encodes `list` with the frame model's encoder and loads it at `addr`; returns its words.
+pub(super) fn load_list(mem: &mut MemoryAgent, addr: u64, list: &[Command]) -> Vec<u64> {
+    let words: Vec<u64> = list
+        .iter()
+        .flat_map(|c| c.encode().unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    mem.load(addr, &bytes);
+    words
 }
 
-/// The 16 words of a command (README of `rtl/tile/`: "Command lists").
-pub(super) fn encode(c: &Cmd) -> [u64; 16] {
-    let mut w = [0u64; 16];
-    match c {
-        Cmd::Begin(b) => {
-            w[0] = 1 | b.tile_x << 8 | b.tile_y << 17 | b.clear_mask << 32;
-            for (p, v) in b.clear.iter().enumerate() {
-                w[1 + p] = *v;
-            }
+/// The `TileBegin` record `tile_cmd` gives for a model `TILE_BEGIN` (clear values of cleared
+/// planes in plane order, 0 for the others; planes beyond the configuration dropped).
+fn begin_record(cfg: &TileCfg, x: u32, y: u32, mask: u32, clears: &[u64]) -> TileBegin<u64> {
+    let mut values = clears.iter();
+    let mut clear = vec![0; cfg.planes()];
+    for (p, v) in clear.iter_mut().enumerate() {
+        if mask >> p & 1 != 0 {
+            *v = *values.next().expect("a value per mask bit");
         }
-        Cmd::Draw(t) => {
-            w[0] = 2 | t.depth_op << 20 | t.depth_write << 23 | t.prim << 24;
-            for (k, b) in t.bbox.iter().enumerate() {
-                w[0] |= b << (8 + 3 * k);
-            }
-            for (i, e) in t.edge.iter().enumerate() {
-                w[1 + 2 * i] = e.a & M24 | (e.b & M24) << 24 | e.top_left << 48;
-                w[2 + 2 * i] = e.c & M48;
-            }
-            w[7] = t.z_c;
-            w[8] = t.dzdx & M48;
-            w[9] = t.dzdy & M48;
-        }
-        Cmd::Resolve {
-            xthreads,
-            ythreads,
-            program,
-        } => w[0] = 3 | xthreads << 8 | ythreads << 16 | program << 32,
-        Cmd::End => w[0] = 4,
     }
-    w
+    TileBegin {
+        tile_x: x as u64,
+        tile_y: y as u64,
+        clear_mask: mask as u64,
+        clear,
+    }
 }
 
-fn random_tri(rng: &mut Rng) -> TriSetup<u64> {
-    let e = |r: &mut Rng| EdgeSetup {
-        a: r.bits_u64(24),
-        b: r.bits_u64(24),
-        c: r.bits_u64(48),
-        top_left: r.bits_u64(1),
+/// `bits`-bit two's-complement random value.
+fn signed(rng: &mut Rng, bits: u32) -> i64 {
+    ((rng.next_u64() << (64 - bits)) as i64) >> (64 - bits)
+}
+
+/// A random set-up triangle with every field over its whole encodable range.
+fn random_tri(rng: &mut Rng) -> model::TriSetup {
+    let edges: [Edge; 3] = std::array::from_fn(|_| Edge {
+        a: signed(rng, 24),
+        b: signed(rng, 24),
+        c: signed(rng, 48),
+        top_left: rng.below(2) == 1,
+    });
+    let prim = loop {
+        let p = rng.below(1 << PRIM_BITS) as u32;
+        if u64::from(p & 0xFFFF) != FENCE_PRIM {
+            break p;
+        }
     };
-    TriSetup {
-        edge: [e(rng), e(rng), e(rng)],
-        bbox: std::array::from_fn(|_| rng.below(8)),
-        z_c: rng.next_u64(),
-        dzdx: rng.bits_u64(48),
-        dzdy: rng.bits_u64(48),
-        depth_op: rng.below(8),
-        depth_write: rng.below(2),
-        prim: rng.below(FENCE_PRIM),
+    model::TriSetup {
+        area2: edges.iter().map(|e| e.c).sum(),
+        edges,
+        bbox: std::array::from_fn(|_| rng.below(8) as u32),
+        z_c: rng.next_u64() as i64,
+        dzdx: signed(rng, 48),
+        dzdy: signed(rng, 48),
+        depth_op: CompareOp::ALL[rng.below(8) as usize],
+        depth_write: rng.below(2) == 1,
+        prim,
+        rw: std::array::from_fn(|_| f32::from_bits(rng.next_u64() as u32)),
+        front: rng.below(2) == 1,
     }
 }
 
@@ -106,30 +107,64 @@ fn fence_tri() -> TriSetup<u64> {
     }
 }
 
-/// A random tile list: TILE_BEGIN, DRAWs with `resolves` RESOLVEs among them, END_TILE.
-fn random_list(rng: &mut Rng, cfg: &TileCfg, tile: (u64, u64), resolves: usize) -> Vec<Cmd> {
-    let mask = |w: u32| if w == 64 { u64::MAX } else { (1 << w) - 1 };
-    let mut l = vec![Cmd::Begin(TileBegin {
-        tile_x: tile.0,
-        tile_y: tile.1,
-        clear_mask: rng.below(1 << cfg.planes()),
-        clear: (0..cfg.planes())
-            .map(|_| rng.next_u64() & mask(cfg.data_bits()))
-            .collect(),
+/// An entry of a test list: a command, or a raw word (a bad opcode, or junk after END_TILE).
+#[derive(Clone, Debug)]
+enum Entry {
+    Cmd(Command),
+    Raw(u64),
+}
+
+/// A random tile list: TILE_BEGIN, DRAWs with `resolves` RESOLVEs among them, END_TILE; with
+/// `bad`, words with unknown opcodes among the commands and junk after END_TILE.
+fn random_list(
+    rng: &mut Rng,
+    cfg: &TileCfg,
+    tile: (u32, u32),
+    resolves: usize,
+    bad: bool,
+) -> Vec<Entry> {
+    let planes = cfg.planes() as u32;
+    let mut mask = rng.below(1 << planes) as u32;
+    if rng.below(4) == 0 {
+        mask |= rng.below(1 << 16) as u32 & !((1 << planes) - 1);
+    }
+    let mut l = vec![Entry::Cmd(Command::TileBegin {
+        x: tile.0,
+        y: tile.1,
+        clear_mask: mask,
+        clears: (0..mask.count_ones()).map(|_| rng.next_u64()).collect(),
     })];
+    let bad_word = |rng: &mut Rng| loop {
+        let w = rng.next_u64();
+        if !(1..=4).contains(&(w & 0xFF)) {
+            break w;
+        }
+    };
     for r in 0..=resolves {
         for _ in 0..rng.below(5) {
-            l.push(Cmd::Draw(random_tri(rng)));
+            if bad && rng.below(3) == 0 {
+                l.push(Entry::Raw(bad_word(rng)));
+            }
+            l.push(Entry::Cmd(Command::Draw {
+                state: rng.below(256) as u32,
+                tri: random_tri(rng),
+            }));
         }
         if r < resolves {
-            l.push(Cmd::Resolve {
-                xthreads: 1 + rng.below(16),
-                ythreads: 1 + rng.below(16),
-                program: rng.next_u64() & 0xFFFF_FFFF,
-            });
+            l.push(Entry::Cmd(Command::Resolve {
+                xthreads: 1 + rng.below(16) as u32,
+                ythreads: 1 + rng.below(16) as u32,
+                program: rng.next_u64() as u32,
+            }));
         }
     }
-    l.push(Cmd::End);
+    l.push(Entry::Cmd(Command::EndTile));
+    if bad {
+        l.push(Entry::Raw(bad_word(rng)));
+        for _ in 0..rng.below(20) {
+            l.push(Entry::Raw(rng.next_u64()));
+        }
+    }
     l
 }
 
@@ -148,6 +183,7 @@ pub fn run(
     tiles: usize,
     (gap, stall): (f64, f64),
     cosim: bool,
+    bad: bool,
 ) -> CmdRun {
     let design = tile_cmd_top(cfg).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulator::new(&design).unwrap_or_else(|e| panic!("{e}"));
@@ -155,7 +191,7 @@ pub fn run(
     if cosim {
         sim.start_recording();
     }
-    let r = drive(&mut sim, cfg, seed, tiles, (gap, stall));
+    let r = drive(&mut sim, cfg, seed, tiles, (gap, stall), bad);
     let run = tb.check(&mut sim, r);
     if cosim {
         cosim_prefix(&design, &mut sim);
@@ -169,6 +205,7 @@ fn drive(
     seed: u64,
     tiles: usize,
     (gap, stall): (f64, f64),
+    bad: bool,
 ) -> Result<CmdRun, TbError> {
     let mut rng = Rng::new(seed);
     let mut mem = MemoryAgent::new(
@@ -203,26 +240,54 @@ fn drive(
     let mut addr = 0u64;
     let mut flags_per_launch = VecDeque::new();
     let mut launches = 0;
+    let mut list_words = 0;
+    let mut bad_ops = 0;
     for t in 0..tiles {
-        let list = random_list(&mut rng, cfg, (t as u64 % 7, t as u64 / 7), t % 3);
-        list_src.send(&[addr])?;
+        let list = random_list(&mut rng, cfg, (t as u32 % 7, t as u32 / 7), t % 3, bad);
+        addr += 8 * rng.below(4); // lists start anywhere in a 128-byte block
+        let mut words = Vec::new();
+        let mut ended = false;
+        for e in &list {
+            match e {
+                Entry::Cmd(c) => words.extend(load_list(
+                    &mut mem,
+                    addr + 8 * words.len() as u64,
+                    std::slice::from_ref(c),
+                )),
+                Entry::Raw(w) => {
+                    bad_ops += usize::from(!ended);
+                    mem.load(addr + 8 * words.len() as u64, &w.to_le_bytes());
+                    words.push(*w);
+                }
+            }
+            ended |= matches!(e, Entry::Cmd(Command::EndTile));
+        }
+        list_src.send(&[addr, words.len() as u64])?;
+        addr += 8 * words.len() as u64;
+        list_words += words.len() as u64;
         let mut flags = WoFlags {
             enable: (1 << cfg.planes()) - 1,
             select: 0,
             sample: vec![0; cfg.planes()],
         };
         let mut tile = (0, 0);
-        for c in &list {
-            let bytes: Vec<u8> = encode(c).iter().flat_map(|w| w.to_le_bytes()).collect();
-            mem.load(addr, &bytes);
-            addr += u64::from(CMD_BYTES);
+        for e in &list {
+            let Entry::Cmd(c) = e else { continue };
             match c {
-                Cmd::Begin(b) => {
-                    tile = (b.tile_x, b.tile_y);
-                    boards[0].expect(flatten(b, &TileBegin::shape(cfg)));
+                Command::TileBegin {
+                    x,
+                    y,
+                    clear_mask,
+                    clears,
+                } => {
+                    tile = (u64::from(*x), u64::from(*y));
+                    let b = begin_record(cfg, *x, *y, *clear_mask, clears);
+                    boards[0].expect(flatten(&b, &TileBegin::shape(cfg)));
                 }
-                Cmd::Draw(t) => boards[1].expect(flatten(t, &TriSetup::shape())),
-                Cmd::Resolve {
+                Command::Draw { tri, .. } => {
+                    boards[1].expect(flatten(&tri_record(tri), &TriSetup::shape()))
+                }
+                Command::Resolve {
                     xthreads,
                     ythreads,
                     program,
@@ -232,9 +297,9 @@ fn drive(
                     let l = TsLaunch {
                         tile_x: tile.0,
                         tile_y: tile.1,
-                        xthreads: *xthreads,
-                        ythreads: *ythreads,
-                        program: *program,
+                        xthreads: u64::from(*xthreads),
+                        ythreads: u64::from(*ythreads),
+                        program: u64::from(*program),
                     };
                     boards[2].expect(flatten(&l, &TsLaunch::SHAPE));
                     flags = WoFlags {
@@ -244,7 +309,7 @@ fn drive(
                     };
                     flags_per_launch.push_back(flags.clone());
                 }
-                Cmd::End => {
+                Command::EndTile => {
                     boards[1].expect(flatten(&fence_tri(), &TriSetup::shape()));
                     let s = WoStart {
                         tile_x: tile.0,
@@ -353,11 +418,21 @@ fn drive(
         b.check_complete()?;
     }
     mem.check()?;
-    let bad = sim.output("bad_op")?;
-    if sim.peek(bad) != 0 {
-        return Err(TbError::new("bad_op set"));
+    let bad_op = sim.output("bad_op")?;
+    if sim.peek(bad_op) != u64::from(bad_ops > 0) {
+        return Err(TbError::new(format!(
+            "bad_op = {} after {bad_ops} unknown opcodes",
+            sim.peek(bad_op)
+        )));
     }
     mem.assert_not_written("lists")?;
+    let read = mem.region_named("lists")?.read_bytes;
+    if read != 8 * list_words {
+        return Err(TbError::new(format!(
+            "{read} list bytes read, the lists have {}",
+            8 * list_words
+        )));
+    }
     Ok(CmdRun {
         cycles: sim.cycle() - begin,
         launches,
@@ -369,16 +444,46 @@ fn drive(
 #[test]
 fn command_lists_run_with_barriers() {
     let mut rng = Rng::from_env_or(0xc3d);
-    let r = run(&TileCfg::default(), rng.next_u64(), 12, (0.3, 0.3), false);
+    let r = run(
+        &TileCfg::default(),
+        rng.next_u64(),
+        12,
+        (0.3, 0.3),
+        false,
+        false,
+    );
     assert_eq!(r.launches, 12);
     assert!(r.cycles > 0);
+}
+
+/// Unknown opcodes among the commands are skipped (one word each) and set `bad_op`; words
+/// after END_TILE are read and dropped; everything else runs as without them.
+#[test]
+fn bad_opcodes_are_skipped_and_flagged() {
+    let mut rng = Rng::from_env_or(0xc3f);
+    let r = run(
+        &TileCfg::default(),
+        rng.next_u64(),
+        9,
+        (0.2, 0.2),
+        false,
+        true,
+    );
+    assert_eq!(r.launches, 9);
 }
 
 /// The small configuration, co-simulated in iverilog and Verilator.
 #[test]
 fn command_lists_small_config_cosimulate() {
     let mut rng = Rng::from_env_or(0xc3e);
-    run(&super::small_cfg(), rng.next_u64(), 3, (0.2, 0.2), true);
+    run(
+        &super::small_cfg(),
+        rng.next_u64(),
+        3,
+        (0.2, 0.2),
+        true,
+        true,
+    );
 }
 
 #[test]

@@ -19,8 +19,9 @@
 //! 4. **Tiler**: each triangle is set up for every 16×16 tile its bounding box touches
 //!    ([`setup`]); those that touch the tile become `DRAW` commands ([`Command`]) in the tile's
 //!    list, in submission order, with `RESOLVE`s where the pass asks and `TILE_BEGIN`/`END_TILE`
-//!    around. The `command lists` region holds a table (per tile, row-major: word offset and
-//!    word count of its list) and then the lists.
+//!    around, in the 64-bit encoding of [`command`] (the RTL `tile_cmd` runs the same lists).
+//!    The `command lists` region holds a table (one 64-bit word per tile, row-major: offset
+//!    and length of its list in words) and then the lists.
 //! 5. **Per tile** (row-major), the command-list processor reads the tile's table entry and
 //!    its commands one by one:
 //!    * `TILE_BEGIN`: clears, and resets the tile's write-out modes to the static ones;
@@ -44,11 +45,11 @@
 //! # Cost model (not RTL timing)
 //! One shader core issuing one instruction per warp per cycle; `cycles` counts: geometry =
 //! vertex-shader instructions + one per assembled triangle + one per (triangle, tile) binned;
-//! per tile, command = one per command word read; fragment = one per rasterised quad + the
+//! per tile, command = one per 64-bit command word read; fragment = one per rasterised quad + the
 //! fragment warps' instructions; tile shader = its warps' instructions; write-out = bytes / 16
 //! (a 16-byte burst per cycle), rounded up. Drain wait is 0 in this in-order model.
 use super::buffer::{BlendState, Format, TileBuffer};
-use super::command::Command;
+use super::command::{self, Command};
 use super::memory::{BadAccess, Memory, RegionId};
 use super::pack;
 use super::port::{self, WriteMode};
@@ -496,6 +497,14 @@ pub fn run_pass_with_progress(
         }
     }
     res.triangles_out = tris.len() as u64;
+    if tris.len() > 1 << command::PRIM_BITS {
+        return Err(cfg(format!(
+            "pass `{}`: {} triangles; a DRAW's primitive id has {} bits",
+            pass.name,
+            tris.len(),
+            command::PRIM_BITS
+        )));
+    }
     let prim_region = mem.alloc(
         &format!("{}: primitive data", pass.name),
         "primitive data",
@@ -504,20 +513,29 @@ pub fn run_pass_with_progress(
     mem.write_words(mem.base(prim_region), &prim_words)?;
     // 4: the tiler.
     let ntiles = (tiles_x * tiles_y) as usize;
-    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); ntiles];
+    let mut lists: Vec<Vec<u64>> = vec![Vec::new(); ntiles];
     let planes = pass.targets.len() + 1;
     let clear_mask = (1u32 << planes) - 1;
+    // Clear values (raw bits of each plane's format; depth D24), carried by TILE_BEGIN.
+    let clears: Vec<u64> = pass
+        .targets
+        .iter()
+        .map(|t| t.clear)
+        .chain([pass.depth_clear as u64])
+        .collect();
+    let enc = |c: Command| {
+        c.encode()
+            .map_err(|e| cfg(format!("pass `{}`: {e}", pass.name)))
+    };
     for (ty, tx) in (0..tiles_y).flat_map(|y| (0..tiles_x).map(move |x| (y, x))) {
-        lists[(ty * tiles_x + tx) as usize].extend(
-            Command::TileBegin {
-                x: tx,
-                y: ty,
-                clear_mask,
-            }
-            .encode(),
-        );
+        lists[(ty * tiles_x + tx) as usize].extend(enc(Command::TileBegin {
+            x: tx,
+            y: ty,
+            clear_mask,
+            clears: clears.clone(),
+        })?);
     }
-    let resolve_at = |after: usize, lists: &mut Vec<Vec<u32>>| {
+    let resolve_at = |after: usize, lists: &mut Vec<Vec<u64>>| -> Result<(), FrameError> {
         for (ri, r) in pass.resolves.iter().enumerate() {
             if r.after != after {
                 continue;
@@ -533,25 +551,23 @@ pub fn run_pass_with_progress(
                         && y0 < ry + rh
                         && ry < y0 + 16;
                     if hit {
-                        lists[(ty * tiles_x + tx) as usize].extend(
-                            Command::Resolve {
-                                program: ri as u32,
-                                xthreads: r.threads.0,
-                                ythreads: r.threads.1,
-                            }
-                            .encode(),
-                        );
+                        lists[(ty * tiles_x + tx) as usize].extend(enc(Command::Resolve {
+                            program: ri as u32,
+                            xthreads: r.threads.0,
+                            ythreads: r.threads.1,
+                        })?);
                     }
                 }
             }
         }
+        Ok(())
     };
-    resolve_at(0, &mut lists);
+    resolve_at(0, &mut lists)?;
     let mut mesh_done = 0;
     for (pi, t) in tris.iter().enumerate() {
         while mesh_done < t.mesh {
             mesh_done += 1;
-            resolve_at(mesh_done, &mut lists);
+            resolve_at(mesh_done, &mut lists)?;
         }
         let xs = t.v.map(|v| v.x);
         let ys = t.v.map(|v| v.y);
@@ -569,37 +585,36 @@ pub fn run_pass_with_progress(
             for tx in tx0..=tx1 {
                 if let Ok(tri) = setup(&t.v, (tx, ty), &pass.meshes[t.mesh].state, pi as u32) {
                     res.cycles_geometry += 1;
-                    lists[(ty * tiles_x + tx) as usize].extend(
-                        Command::Draw {
-                            state: t.mesh as u32,
-                            tri,
-                        }
-                        .encode(),
-                    );
+                    lists[(ty * tiles_x + tx) as usize].extend(enc(Command::Draw {
+                        state: t.mesh as u32,
+                        tri,
+                    })?);
                 }
             }
         }
     }
     while mesh_done < pass.meshes.len() {
         mesh_done += 1;
-        resolve_at(mesh_done, &mut lists);
+        resolve_at(mesh_done, &mut lists)?;
     }
-    let mut table = Vec::with_capacity(2 * ntiles);
-    let mut at = 2 * ntiles as u32;
+    // The table (per tile: offset and length in words), then the lists (command.rs).
+    let mut table = Vec::with_capacity(ntiles);
+    let mut at = ntiles as u64;
     for l in lists.iter_mut() {
-        l.extend(Command::EndTile.encode());
-        table.extend([at, l.len() as u32]);
-        at += l.len() as u32;
+        l.extend(enc(Command::EndTile)?);
+        table.push(at | (l.len() as u64) << 32);
+        at += l.len() as u64;
     }
     let cmd_region = mem.alloc(
         &format!("{}: command lists", pass.name),
         "command lists",
-        4 * at as u64,
+        8 * at,
     );
     let cmd_base = mem.base(cmd_region);
-    mem.write_words(cmd_base, &table)?;
+    let bytes = |w: &[u64]| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    mem.write(cmd_base, &bytes(&table))?;
     for (i, l) in lists.iter().enumerate() {
-        mem.write_words(cmd_base + 4 * table[2 * i] as u64, l)?;
+        mem.write(cmd_base + 8 * (table[i] & 0xFFFF_FFFF), &bytes(l))?;
     }
     drop(lists);
     // Surfaces.
@@ -636,32 +651,43 @@ pub fn run_pass_with_progress(
     }
     // 5: per tile.
     let mut tb = TileBuffer::new(pass.samples, &formats);
-    let clears: Vec<u64> = pass
-        .targets
-        .iter()
-        .map(|t| t.clear)
-        .chain([pass.depth_clear as u64])
-        .collect();
     let mut modes = static_modes.clone();
     for ti in 0..ntiles {
         let mut st = TileStats::default();
-        let entry = mem.read_words(cmd_base + 8 * ti as u64, 2)?;
-        let mut pc = cmd_base + 4 * entry[0] as u64;
-        let end = pc + 4 * entry[1] as u64;
+        let entry = read_u64(mem, cmd_base + 8 * ti as u64)?;
+        let mut pc = cmd_base + 8 * (entry & 0xFFFF_FFFF);
+        let end = pc + 8 * (entry >> 32);
         let mut outstanding = 0u32;
+        let mut words = Vec::with_capacity(command::DRAW_WORDS);
         while pc < end {
-            let w0 = mem.read_u32(pc)?;
+            let w0 = read_u64(mem, pc)?;
             let n = Command::size(w0)
                 .ok_or_else(|| cfg(format!("command list of tile {ti}: bad opcode 0x{w0:x}")))?;
-            let mut words = vec![w0];
-            words.extend(mem.read_words(pc + 4, n - 1)?);
-            pc += 4 * n as u64;
+            words.clear();
+            words.push(w0);
+            for k in 1..n as u64 {
+                words.push(read_u64(mem, pc + 8 * k)?);
+            }
+            pc += 8 * n as u64;
             st.cycles_command += n as u64;
             let cmd = Command::decode(&words).expect("size checked");
             match cmd {
-                Command::TileBegin { x, y, clear_mask } => {
+                Command::TileBegin {
+                    x,
+                    y,
+                    clear_mask,
+                    clears,
+                } => {
                     st.tile = (x, y);
-                    tb.tile_begin((x, y), clear_mask, &clears);
+                    // Per plane: its value from the command when cleared (else unused).
+                    let mut per_plane = vec![0; planes];
+                    let mut next = clears.iter();
+                    for (p, v) in per_plane.iter_mut().enumerate() {
+                        if clear_mask >> p & 1 != 0 {
+                            *v = *next.next().unwrap_or(&0);
+                        }
+                    }
+                    tb.tile_begin((x, y), clear_mask, &per_plane);
                     modes.clone_from(&static_modes);
                 }
                 Command::Draw { state, tri } => {
@@ -847,4 +873,11 @@ fn check(pass: &Pass) -> Result<(), FrameError> {
         }
     }
     Ok(())
+}
+
+/// A little-endian 64-bit word of a command list (counted).
+fn read_u64(mem: &mut Memory, addr: u64) -> Result<u64, FrameError> {
+    let mut b = [0; 8];
+    mem.read(addr, &mut b)?;
+    Ok(u64::from_le_bytes(b))
 }
