@@ -114,21 +114,7 @@ impl<'a> TexMemory<'a> {
         let e = |e: rendergen_sim::engine::SimError| e.to_string();
         let out = |sim: &Simulator, n: &str| sim.output(n).map_err(e);
         let inp = |sim: &Simulator, n: &str| sim.input(n).map_err(e);
-        for (name, v) in [
-            ("desc_base", desc.base as u64),
-            ("desc_log2_w", desc.log2_w as u64),
-            ("desc_log2_h", desc.log2_h as u64),
-            ("desc_mips", desc.mips as u64),
-            ("desc_srgb", desc.srgb as u64),
-            ("desc_tiled", desc.tiled as u64),
-            ("desc_wrap_s", desc.wrap[0] as u64),
-            ("desc_wrap_t", desc.wrap[1] as u64),
-            ("desc_border", desc.border as u64),
-            ("desc_min_lod", (desc.min_lod & 0xFFFF) as u64),
-            ("desc_max_lod", (desc.max_lod & 0xFFFF) as u64),
-            ("desc_base_level", desc.base_level as u64),
-            ("flush", 0),
-        ] {
+        for (name, v) in desc.port_values() {
             let p = inp(sim, name)?;
             sim.poke(p, v);
         }

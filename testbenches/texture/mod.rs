@@ -119,22 +119,7 @@ fn req_item(fields: &[String], r: &Request) -> Vec<u64> {
 }
 
 fn poke_desc(sim: &mut Simulator, d: &TexDesc) {
-    let vals = [
-        ("desc_base", d.base as u64),
-        ("desc_log2_w", d.log2_w as u64),
-        ("desc_log2_h", d.log2_h as u64),
-        ("desc_mips", d.mips as u64),
-        ("desc_srgb", d.srgb as u64),
-        ("desc_tiled", d.tiled as u64),
-        ("desc_wrap_s", d.wrap[0] as u64),
-        ("desc_wrap_t", d.wrap[1] as u64),
-        ("desc_border", d.border as u64),
-        ("desc_min_lod", (d.min_lod & 0xFFFF) as u64),
-        ("desc_max_lod", (d.max_lod & 0xFFFF) as u64),
-        ("desc_base_level", d.base_level as u64),
-        ("flush", 0),
-    ];
-    for (name, v) in vals {
+    for (name, v) in d.port_values() {
         let p = sim.input(name).unwrap_or_else(|e| panic!("{e}"));
         sim.poke(p, v);
     }

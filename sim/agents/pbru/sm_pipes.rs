@@ -4,8 +4,7 @@
 
 use crate::engine::Simulator;
 use crate::kit::{Rng, StreamSink, StreamSource, TbError};
-use crate::models::pbru::pipes::{shade, test_pipeline, tex_a, tex_dp_block, PipeSetup};
-use crate::models::pbru::shading::cel;
+use crate::models::pbru::pipes::{tex_a, tex_dp_block, PipeSetup};
 use crate::models::texture_address::FOOTPRINTS;
 use rendergen_hdl::Bits;
 use rendergen_isa::{Class, Opcode, PipeKind};
@@ -240,14 +239,7 @@ impl SmPipes {
             }
             _ => {
                 let a: Vec<u32> = (0..op.pops()).map(|_| r.next_u64() as u32).collect();
-                let out = if op == Opcode::Cel && !self.setup.fixtures.contains(&kind) {
-                    vec![cel(&a, &self.setup.cel)]
-                } else {
-                    match shade(op, &a) {
-                        Some(out) if !self.setup.fixtures.contains(&kind) => out,
-                        _ => test_pipeline(&a, 0, op.pushes()),
-                    }
-                };
+                let out = self.setup.shade(op, 0, &a);
                 (op, 0, a, out)
             }
         }

@@ -59,11 +59,22 @@ pub fn pipeline_with(
             kind: PipeKind::AstcDp,
             ..
         } => tex_dp(imm, args, mem).map(|t| t.to_vec()),
-        Class::Pipeline { .. } if op == Opcode::Cel => Ok(vec![shading::cel(args, &setup.cel)]),
-        Class::Pipeline { .. } => {
-            Ok(shade(op, args).unwrap_or_else(|| test_pipeline(args, imm, op.pushes())))
-        }
+        Class::Pipeline { .. } => Ok(setup.shade(op, imm, args)),
         c => panic!("{op:?} is no pipeline opcode ({c:?})"),
+    }
+}
+
+impl PipeSetup {
+    /// The answer of a shading pipeline (not ASTC) to `op` with immediate `imm`: the test
+    /// fixture where this engine has one, `CEL` with this engine's table, else [`shade`].
+    pub fn shade(&self, op: Opcode, imm: u32, args: &[u32]) -> Vec<u32> {
+        match op.class() {
+            Class::Pipeline { kind, .. } if self.fixtures.contains(&kind) => {
+                test_pipeline(args, imm, op.pushes())
+            }
+            _ if op == Opcode::Cel => vec![shading::cel(args, &self.cel)],
+            _ => shade(op, args).unwrap_or_else(|| test_pipeline(args, imm, op.pushes())),
+        }
     }
 }
 

@@ -276,6 +276,26 @@ pub static SRGB_TO_LINEAR16: std::sync::LazyLock<[u16; 256]> =
     std::sync::LazyLock::new(|| std::array::from_fn(|c| srgb_to_linear16(c as u8)));
 
 impl TexDesc {
+    /// The values of the texture unit's descriptor input ports (`desc_*`, `rtl/texture`), by
+    /// port name, with `flush` low: what a testbench pokes before requests.
+    pub fn port_values(&self) -> [(&'static str, u64); 13] {
+        [
+            ("desc_base", self.base as u64),
+            ("desc_log2_w", self.log2_w as u64),
+            ("desc_log2_h", self.log2_h as u64),
+            ("desc_mips", self.mips as u64),
+            ("desc_srgb", self.srgb as u64),
+            ("desc_tiled", self.tiled as u64),
+            ("desc_wrap_s", self.wrap[0] as u64),
+            ("desc_wrap_t", self.wrap[1] as u64),
+            ("desc_border", self.border as u64),
+            ("desc_min_lod", (self.min_lod & 0xFFFF) as u64),
+            ("desc_max_lod", (self.max_lod & 0xFFFF) as u64),
+            ("desc_base_level", self.base_level as u64),
+            ("flush", 0),
+        ]
+    }
+
     /// log2 of level `l`'s width and height.
     pub fn level_log2(&self, l: u32) -> (u32, u32) {
         (self.log2_w.saturating_sub(l), self.log2_h.saturating_sub(l))
