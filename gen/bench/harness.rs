@@ -1,6 +1,8 @@
 //! The benchmark protocol as a generated Verilator C++ harness and an iverilog testbench.
 
+use super::Measured;
 use crate::cosim::{iverilog_build, verilator_build, zero_state};
+use crate::tools::cache::recorded_build_seconds;
 use crate::tools::{run_tool, ToolError, WorkDir};
 use crate::verilog::top_ports;
 use rendergen_hdl::ir::Design;
@@ -155,7 +157,7 @@ pub(crate) fn run_verilator(
     design: &Design,
     cycles: u64,
     seed: u64,
-) -> Result<(f64, u64), ToolError> {
+) -> Result<Measured, ToolError> {
     let exe = verilator_build(
         design,
         "bench-verilator",
@@ -170,7 +172,7 @@ pub(crate) fn run_verilator_replay(
     design: &Design,
     file: &Path,
     cycles: u64,
-) -> Result<(f64, u64), ToolError> {
+) -> Result<Measured, ToolError> {
     let exe = verilator_build(
         design,
         "bench-verilator",
@@ -182,12 +184,14 @@ pub(crate) fn run_verilator_replay(
 
 /// Runs a built benchmark executable (arguments: seed or stimulus file, cycles) in a scratch
 /// folder; returns the loop's seconds and the output hash it prints.
+/// The build's recorded time comes from the cache entry holding `exe`; a `groups G evaluated
+/// E` line, if printed, gives the activity counters.
 pub(super) fn run_model(
     exe: &Path,
     what: &str,
     cycles: u64,
     first_arg: &str,
-) -> Result<(f64, u64), ToolError> {
+) -> Result<Measured, ToolError> {
     let dir = WorkDir::new("bench")?;
     let out = run_tool(
         Command::new(exe).arg(first_arg).arg(cycles.to_string()),
@@ -195,7 +199,22 @@ pub(super) fn run_model(
         TIMEOUT,
     )?
     .success(what)?;
-    parse(what, &out.stdout, true)
+    let (seconds, hash) = parse(what, &out.stdout, true)?;
+    let groups = out.stdout.lines().find_map(|l| {
+        let mut w = l.split_whitespace();
+        match (w.next(), w.next(), w.next(), w.next()) {
+            (Some("groups"), Some(g), Some("evaluated"), Some(e)) => {
+                Some((g.parse().ok()?, e.parse().ok()?))
+            }
+            _ => None,
+        }
+    });
+    Ok(Measured {
+        seconds,
+        hash,
+        build_seconds: exe.parent().and_then(recorded_build_seconds),
+        groups,
+    })
 }
 
 fn testbench(design: &Design) -> String {
@@ -246,11 +265,7 @@ fn testbench(design: &Design) -> String {
 }
 
 /// Compiles the benchmark testbench with iverilog and runs it under `vvp`, timing the process.
-pub(crate) fn run_iverilog(
-    design: &Design,
-    cycles: u64,
-    seed: u64,
-) -> Result<(f64, u64), ToolError> {
+pub(crate) fn run_iverilog(design: &Design, cycles: u64, seed: u64) -> Result<Measured, ToolError> {
     let vvp = iverilog_build(design, "bench-iverilog", &testbench(design))?;
     let dir = WorkDir::new("bench")?;
     let start = Instant::now();
@@ -266,5 +281,10 @@ pub(crate) fn run_iverilog(
     .success("vvp")?;
     let seconds = start.elapsed().as_secs_f64();
     let (_, hash) = parse("vvp", &out.stdout, false)?;
-    Ok((seconds, hash))
+    Ok(Measured {
+        seconds,
+        hash,
+        build_seconds: vvp.parent().and_then(recorded_build_seconds),
+        groups: None,
+    })
 }

@@ -78,6 +78,40 @@ pub struct BenchResult {
     pub cycles_per_second: f64,
     /// FNV-1a hash of every output word on every cycle (see the module docs).
     pub output_hash: u64,
+    /// Wall seconds the build of the executable that ran took (`rustc` for the compiled
+    /// backend, Verilator and its C++ build, iverilog), as recorded in the tool cache when it
+    /// was built (a cached build is not rebuilt); `None` for the in-process engines and for
+    /// builds cached before the time was recorded.
+    pub build_seconds: Option<f64>,
+    /// Activity-aware engines: the program's groups and the groups evaluated over the run
+    /// (one settle per cycle).
+    pub groups: Option<(u64, u64)>,
+}
+
+/// What one engine run measured (internal to the benchmark runners).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Measured {
+    /// Seconds of the simulation loop.
+    pub seconds: f64,
+    /// The output hash.
+    pub hash: u64,
+    /// See [`BenchResult::build_seconds`].
+    pub build_seconds: Option<f64>,
+    /// See [`BenchResult::groups`].
+    pub groups: Option<(u64, u64)>,
+}
+
+impl Measured {
+    /// A run of the in-process simulator `sim` (its activity counters, if any).
+    pub(crate) fn in_process(seconds: f64, hash: u64, sim: &Simulator) -> Measured {
+        let a = sim.activity();
+        Measured {
+            seconds,
+            hash,
+            build_seconds: None,
+            groups: (a.groups > 0).then_some((a.groups as u64, a.evaluated)),
+        }
+    }
 }
 
 impl BenchResult {
@@ -100,11 +134,29 @@ impl BenchResult {
                 0.0
             },
             output_hash,
+            build_seconds: None,
+            groups: None,
         }
     }
 
+    /// This result with the build time and activity counters of `run`.
+    pub(crate) fn with(mut self, run: &Measured) -> BenchResult {
+        self.build_seconds = run.build_seconds;
+        self.groups = run.groups;
+        self
+    }
+
+    /// Activity-aware engines: the fraction of the groups evaluated per cycle.
+    pub fn group_fraction(&self) -> Option<f64> {
+        let (g, e) = self.groups?;
+        (g > 0 && self.cycles > 0).then(|| e as f64 / (g as f64 * self.cycles as f64))
+    }
+
     /// One-line JSON object with keys `top`, `engine`, `cycles`, `seconds`,
-    /// `cycles_per_second` and `output_hash` (a hex string `"0x…"`).
+    /// `cycles_per_second`, `output_hash` (a hex string `"0x…"`), `build_seconds` (see
+    /// [`BenchResult::build_seconds`]; `null` when unknown), and `groups`,
+    /// `groups_evaluated` and `group_fraction` (evaluated ÷ (groups × cycles); all three `null`
+    /// under full evaluation).
     pub fn to_json(&self) -> String {
         let top: String = self
             .top
@@ -117,14 +169,25 @@ impl BenchResult {
             .collect();
         format!(
             "{{\"top\": \"{top}\", \"engine\": \"{}\", \"cycles\": {}, \"seconds\": {:e}, \
-             \"cycles_per_second\": {:.1}, \"output_hash\": \"0x{:016x}\"}}",
+             \"cycles_per_second\": {:.1}, \"output_hash\": \"0x{:016x}\", \
+             \"build_seconds\": {}, \"groups\": {}, \"groups_evaluated\": {}, \
+             \"group_fraction\": {}}}",
             self.engine.name(),
             self.cycles,
             self.seconds,
             self.cycles_per_second,
-            self.output_hash
+            self.output_hash,
+            json_or_null(self.build_seconds.map(|s| format!("{s:.3}"))),
+            json_or_null(self.groups.map(|g| g.0.to_string())),
+            json_or_null(self.groups.map(|g| g.1.to_string())),
+            json_or_null(self.group_fraction().map(|f| format!("{f:.5}"))),
         )
     }
+}
+
+/// A JSON value, or `null`.
+fn json_or_null(v: Option<String>) -> String {
+    v.unwrap_or_else(|| "null".into())
 }
 
 impl std::fmt::Display for BenchResult {
@@ -138,7 +201,14 @@ impl std::fmt::Display for BenchResult {
             self.seconds,
             self.cycles_per_second,
             self.output_hash
-        )
+        )?;
+        if let Some(b) = self.build_seconds {
+            write!(f, ", build {b:.1} s")?;
+        }
+        if let (Some((g, _)), Some(x)) = (self.groups, self.group_fraction()) {
+            write!(f, ", {:.2} % of {g} groups evaluated per cycle", 100.0 * x)?;
+        }
+        Ok(())
     }
 }
 
@@ -190,7 +260,7 @@ pub fn bench_traced(
                 .into(),
         });
     }
-    let (seconds, output_hash) = match engine {
+    let run = match engine {
         BenchEngine::Rust => run_rust(design, Eval::Full, cycles, seed, vcd)?,
         BenchEngine::RustActive => run_rust(design, Eval::Active, cycles, seed, vcd)?,
         BenchEngine::Verilator => harness::run_verilator(design, cycles, seed)?,
@@ -198,13 +268,7 @@ pub fn bench_traced(
         BenchEngine::RustCompiled => compiled::run(design, Eval::Full, cycles, seed)?,
         BenchEngine::RustCompiledActive => compiled::run(design, Eval::Active, cycles, seed)?,
     };
-    Ok(BenchResult::new(
-        design,
-        engine,
-        cycles,
-        seconds,
-        output_hash,
-    ))
+    Ok(BenchResult::new(design, engine, cycles, run.seconds, run.hash).with(&run))
 }
 
 fn run_rust(
@@ -213,7 +277,7 @@ fn run_rust(
     cycles: u64,
     seed: u64,
     vcd: Option<&crate::output::VcdOut>,
-) -> Result<(f64, u64), ToolError> {
+) -> Result<Measured, ToolError> {
     let mut sim = Simulator::with_eval(design, eval).map_err(|e| ToolError::Failed {
         tool: "rendergen-sim".into(),
         status: "could not compile the design".into(),
@@ -268,7 +332,7 @@ fn run_rust(
         v.finish()
             .map_err(|e| ToolError::Io(std::io::Error::other(e)))?;
     }
-    Ok((seconds, h))
+    Ok(Measured::in_process(seconds, h, &sim))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! The output hash is the benchmark protocol's (every output word of every cycle, FNV-1a), so
 //! engines agree exactly when they behave the same.
 
-use super::{BenchEngine, BenchResult, HASH_INIT, HASH_PRIME};
+use super::{BenchEngine, BenchResult, Measured, HASH_INIT, HASH_PRIME};
 use crate::tools::ToolError;
 use rendergen_hdl::ir::Design;
 use rendergen_hdl::Bits;
@@ -135,7 +135,7 @@ pub fn bench_replay(
         message: m,
     })?;
     let cycles = stim.cycles();
-    let (seconds, output_hash) = match engine {
+    let run = match engine {
         BenchEngine::Rust => replay_rust(design, Eval::Full, stim)?,
         BenchEngine::RustActive => replay_rust(design, Eval::Active, stim)?,
         BenchEngine::Verilator => super::harness::run_verilator_replay(design, file, cycles)?,
@@ -150,16 +150,10 @@ pub fn bench_replay(
             })
         }
     };
-    Ok(BenchResult::new(
-        design,
-        engine,
-        cycles,
-        seconds,
-        output_hash,
-    ))
+    Ok(BenchResult::new(design, engine, cycles, run.seconds, run.hash).with(&run))
 }
 
-fn replay_rust(design: &Design, eval: Eval, stim: &Stimulus) -> Result<(f64, u64), ToolError> {
+fn replay_rust(design: &Design, eval: Eval, stim: &Stimulus) -> Result<Measured, ToolError> {
     let mut sim = Simulator::with_eval(design, eval).map_err(|e| ToolError::Failed {
         tool: "rendergen-sim".into(),
         status: "could not compile the design".into(),
@@ -192,5 +186,5 @@ fn replay_rust(design: &Design, eval: Eval, stim: &Stimulus) -> Result<(f64, u64
         }
         sim.step();
     }
-    Ok((start.elapsed().as_secs_f64(), h))
+    Ok(Measured::in_process(start.elapsed().as_secs_f64(), h, &sim))
 }

@@ -7,6 +7,7 @@
 mod astc;
 mod conv;
 mod demo;
+mod fuzz;
 mod mtlx;
 mod pbru;
 mod raster;
@@ -208,6 +209,9 @@ enum Command {
     /// The PBRU's shading pipelines: evaluate one on CSV rows (RTL, model or f64).
     #[command(subcommand)]
     Shade(shade::ShadeCommand),
+    /// Random-netlist agreement run (issue 10): every engine on random designs, the first
+    /// disagreement fails (designs, batch size, engines per batch: see --help).
+    Fuzz(fuzz::FuzzArgs),
     /// End-to-end demonstration: texture an image through the PBRU (PNG, engine Verilog, VCD,
     /// statistics), then simulate, lint and co-simulate every widget.
     Demo {
@@ -570,6 +574,7 @@ fn run(command: Command) -> Result<(), Failure> {
         Command::Conv(a) => conv::run(a),
         Command::Sim(c) => pbru::sim(c),
         Command::Shade(c) => shade::run(c),
+        Command::Fuzz(a) => fuzz::run(a),
     }
 }
 

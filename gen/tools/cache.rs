@@ -42,6 +42,19 @@ fn cache_root_in(env: impl Fn(&str) -> Option<std::ffi::OsString>) -> PathBuf {
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// The file of a cache entry recording how long its build took (wall seconds).
+const BUILD_SECONDS: &str = ".build-seconds";
+
+/// Wall seconds the build of cache entry `dir` (as returned by [`cached_build`]) took when it
+/// was made; `None` for entries made before this was recorded.
+pub fn recorded_build_seconds(dir: &Path) -> Option<f64> {
+    std::fs::read_to_string(dir.join(BUILD_SECONDS))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
 /// The directory holding the build of `key` in cache section `kind`, running `build` in a fresh
 /// directory first if there is none yet.
 pub fn cached_build(
@@ -60,10 +73,13 @@ pub fn cached_build(
     let tmp = section.join(format!("{hash}.tmp-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp)?;
+    let start = std::time::Instant::now();
     if let Err(e) = build(&tmp) {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(e);
     }
+    let seconds = start.elapsed().as_secs_f64();
+    std::fs::write(tmp.join(BUILD_SECONDS), format!("{seconds:.3}"))?;
     std::fs::write(tmp.join(".done"), key.len().to_string())?;
     if std::fs::rename(&tmp, &dir).is_err() {
         // Another process finished the same build first.

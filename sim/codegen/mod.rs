@@ -43,6 +43,12 @@ const PRELUDE: &str = include_str!("prelude.rs");
 /// huge functions slow `rustc` down more than they speed the simulation up).
 const CHUNK: usize = 3000;
 
+/// Largest program (operations per full evaluation) printed without table loops: `astc_dp`
+/// (5,740 operations) ran at 0.36× Verilator with its long slice and concatenation batches as
+/// loops over tables (indirect loads, shifts from the table); the PBRU (124,719) needs the
+/// loops to keep its code small.
+const UNROLL_OPS: u64 = 40_000;
+
 /// A top-level port of a generated design.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PortPlace {
@@ -100,10 +106,11 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
 }
 
 /// [`generate`] for an evaluation mode. Under [`Eval::Active`] each group of the program is
-/// printed as `if active { … }` followed by the checks of its watched values (see
-/// `engine::activity`); the active flags and the shadow copies live in the value array after
-/// the design's places (so `settle` and `edge` keep their signatures, and `PLACES` counts
-/// them), and `edge` first activates the readers of memories it is about to write.
+/// a function (its body, then the checks of its watched values), called when its flag is set
+/// (see `engine::activity` and `active_settle`); the packed flags, the shadow copies and a
+/// counter of evaluated groups live in the value array after the design's places (so `settle`
+/// and `edge` keep their signatures, and `PLACES` counts them), and `edge` first activates the
+/// readers of memories it is about to write.
 pub fn generate_with(design: &Design, eval: Eval) -> Result<Generated, SimError> {
     Ok(generate_from(&Simulator::with_eval(design, eval)?))
 }
@@ -123,11 +130,19 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
     let inputs = ports(sim.inputs(), in_places);
     let outputs = ports(sim.outputs(), out_places);
     let konst = constant_places(prog, m.v.len(), &inputs);
+    // Indexed batches become loops over tables only in large programs, where the size of
+    // straight-line code (fetched once per cycle) costs more than the loops' indirect loads.
+    let ops: u64 = prog.op_counts().iter().map(|c| c.1).sum();
     let mut g = Gen {
         p: prog,
         init: &m.v,
         konst,
         tables: String::new(),
+        batch_loop: if ops > UNROLL_OPS {
+            narrow::BATCH_LOOP
+        } else {
+            usize::MAX
+        },
     };
     let nv = m.v.len();
     let mut init = m.v.clone();
@@ -205,21 +220,30 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
 }
 
 /// The settle functions and the edge (memory-write activations first) of an
-/// activity-aware program; flags start at place `nv`, shadows after them.
+/// activity-aware program; the packed flags start at place `nv`, the shadows after them, and
+/// the counter of evaluated groups (`EVALS`) after the shadows.
 ///
 /// The per-cycle path is data-driven where it runs for every group or source, so it touches
-/// little code: one-word sources are checked in a loop over a table (`SOURCES`, consumers in
-/// `CONS`), the dispatcher tests the groups' flags in a loop (neighbouring words) and calls the
-/// active groups through a table of functions (`GROUPS`), one small function per group (its
-/// body and the checks of its watched values). Printing every check and every flag test as
-/// straight-line code made the PBRU's settle fetch megabytes of code per cycle, most of it to
-/// skip idle groups.
+/// little code (printing every check and every flag test as straight-line code made the PBRU's
+/// settle fetch megabytes of code per cycle, most of it to skip idle groups):
+///
+/// * **flags**: one bit per group, 64 per word (GSIM); the dispatcher skips 64 idle groups
+///   with one test, and finds the next active one with `trailing_zeros`. Activating a
+///   consumer list sets one mask per flag word.
+/// * **sources** (inputs and state, one word each): the analysis orders them by place, so
+///   they form runs of neighbouring words with neighbouring shadows (`SRUNS`); a run is
+///   compared eight words at a time (one vector compare) and only a chunk that changed is
+///   looked at word by word. Wide sources are printed checks.
+/// * **groups**: one `#[inline(never)]` function each (its body and the checks of its
+///   watched values), called from a `match` on the group number (a jump table; no function
+///   pointers).
 fn active_settle(g: &mut Gen, a: &Activity, nv: usize) -> (Vec<String>, Vec<String>) {
-    let flag = |grp: u32| nv + grp as usize;
-    let shadow0 = nv + a.groups.len();
+    let nfw = a.flag_words();
+    let shadow0 = nv + nfw;
+    let evals = shadow0 + a.shadow_words;
     let activate = |cons: (u32, u32)| -> String {
-        (a.cons[cons.0 as usize..cons.1 as usize].iter())
-            .map(|&c| format!("v[{}] = 1; ", flag(c)))
+        (a.acts[cons.0 as usize..cons.1 as usize].iter())
+            .map(|&(w, m)| format!("v[{}] |= {m:#x}; ", nv + w as usize))
             .collect()
     };
     let check = |w: &Watch| -> String {
@@ -234,39 +258,73 @@ fn active_settle(g: &mut Gen, a: &Activity, nv: usize) -> (Vec<String>, Vec<Stri
         format!("if {} {{ {copy}{}}}", differ.join(" || "), activate(w.cons))
     };
     let mut out = Vec::new();
-    let (one, wide): (Vec<&Watch>, Vec<&Watch>) = a.sources.iter().partition(|w| w.words == 1);
-    let rows: Vec<String> = (one.iter())
-        .map(|w| {
-            let sh = shadow0 + w.shadow as usize;
-            format!("({}, {sh}, {}, {})", w.place, w.cons.0, w.cons.1)
-        })
+    // The sources' activation lists follow each other in `acts`.
+    let mut src_act = vec![a.sources.first().map_or(0, |w| w.cons.0).to_string()];
+    for (i, w) in a.sources.iter().enumerate() {
+        debug_assert!(i == 0 || a.sources[i - 1].cons.1 == w.cons.0);
+        src_act.push(w.cons.1.to_string());
+    }
+    let acts: Vec<String> = (a.acts.iter())
+        .map(|(w, m)| format!("({w}, {m:#x})"))
         .collect();
-    let cons: Vec<String> = a.cons.iter().map(|c| c.to_string()).collect();
+    let srows: Vec<String> = (a.src_runs.iter())
+        .map(|&(p, s, n, f)| format!("({p}, {}, {n}, {f})", shadow0 + s as usize))
+        .collect();
     let mut f = format!(
-        "\n/// One-word sources: (place, shadow, consumers in `CONS`).\n\
-         static SOURCES: [(u32, u32, u32, u32); {}] = [{}];\n\
-         /// Consumer groups of the watched values.\n\
-         static CONS: [u32; {}] = [{}];\n\
-         /// First activity flag.\nconst FLAGS: usize = {nv};\n\
-         /// Groups.\nconst NGROUPS: usize = {};\n\
+        "\n/// Runs of one-word sources: (first place, first shadow, words, first source).\n\
+         static SRUNS: [(u32, u32, u32, u32); {}] = [{}];\n\
+         /// Per source, the end of its activations in `SACT` (sources' lists are in order).\n\
+         static SRC_ACT: [u32; {}] = [{}];\n\
+         /// Activations: (flag word, mask).\n\
+         static SACT: [(u32, u64); {}] = [{}];\n\
+         /// First activity flag word.\nconst FLAGS: usize = {nv};\n\
+         /// Groups.\npub const NGROUPS: usize = {};\n\
+         /// Words of flags.\nconst FLAG_WORDS: usize = {nfw};\n\
+         /// The counter of evaluated groups.\npub const EVALS: usize = {evals};\n\
+         \n/// The one-word source at offset `k` of the run at `p` (shadow `s`, first source `f`)\n\
+         /// changed if it differs from its shadow: update the shadow, activate its readers.\n\
+         #[inline(always)]\n\
+         fn source_word(v: &mut [u64; PLACES], p: usize, s: usize, f: usize, k: usize) {{\n\
+         \x20   let x = v[p + k];\n\
+         \x20   if x != v[s + k] {{\n\
+         \x20       v[s + k] = x;\n\
+         \x20       let (a, b) = (SRC_ACT[f + k] as usize, SRC_ACT[f + k + 1] as usize);\n\
+         \x20       for &(w, m) in &SACT[a..b] {{\n\
+         \x20           v[FLAGS + w as usize] |= m;\n\
+         \x20       }}\n\
+         \x20   }}\n\
+         }}\n\
          \n#[inline(never)]\nfn sources(v: &mut [u64; PLACES]) {{\n\
-         \x20   for &(p, s, c0, c1) in SOURCES.iter() {{\n\
-         \x20       let (p, s) = (p as usize, s as usize);\n\
-         \x20       if v[p] != v[s] {{\n\
-         \x20           v[s] = v[p];\n\
-         \x20           for &c in &CONS[c0 as usize..c1 as usize] {{\n\
-         \x20               v[FLAGS + c as usize] = 1;\n\
+         \x20   for &(p, s, n, f) in SRUNS.iter() {{\n\
+         \x20       let (p, s, n, f) = (p as usize, s as usize, n as usize, f as usize);\n\
+         \x20       let mut k = 0;\n\
+         \x20       while k + 8 <= n {{\n\
+         \x20           let (a, b) = (&v[p + k..p + k + 8], &v[s + k..s + k + 8]);\n\
+         \x20           let mut x = 0;\n\
+         \x20           for j in 0..8 {{\n\
+         \x20               x |= a[j] ^ b[j];\n\
          \x20           }}\n\
+         \x20           if x != 0 {{\n\
+         \x20               for j in k..k + 8 {{\n\
+         \x20                   source_word(v, p, s, f, j);\n\
+         \x20               }}\n\
+         \x20           }}\n\
+         \x20           k += 8;\n\
+         \x20       }}\n\
+         \x20       for j in k..n {{\n\
+         \x20           source_word(v, p, s, f, j);\n\
          \x20       }}\n\
          \x20   }}\n",
-        rows.len(),
-        rows.join(", "),
-        cons.len(),
-        cons.join(", "),
+        srows.len(),
+        srows.join(", "),
+        src_act.len(),
+        src_act.join(", "),
+        acts.len(),
+        acts.join(", "),
         a.groups.len()
     );
-    for w in wide {
-        writeln!(f, "    {}", check(w)).unwrap();
+    for &i in &a.wide_sources {
+        writeln!(f, "    {}", check(&a.sources[i as usize])).unwrap();
     }
     f.push_str("}\n");
     out.push(f);
@@ -285,21 +343,29 @@ fn active_settle(g: &mut Gen, a: &Activity, nv: usize) -> (Vec<String>, Vec<Stri
         f.push_str("}\n");
         out.push(f);
     }
-    let names: Vec<String> = (0..a.groups.len()).map(|k| format!("group_{k}")).collect();
+    let arms: String = (0..a.groups.len())
+        .map(|k| format!("            {k} => group_{k}(v, mem),\n"))
+        .collect();
     out.push(format!(
-        "\n/// The groups, in order.\n\
-         static GROUPS: [fn(&mut [u64; PLACES], &[u64; MEM_WORDS]); NGROUPS] = [{}];\n\
-         \n/// Settles the combinational logic: the changed sources' consumers, then every active\n\
-         /// group in order (a group only activates later groups).\n\
+        "\n/// Settles the combinational logic: the changed sources' consumers, then every active\n\
+         /// group in order (a group only activates later groups, so re-reading the flag word\n\
+         /// after each group sees its activations).\n\
          #[inline]\npub fn settle(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {{\n\
          \x20   sources(v);\n\
-         \x20   for k in 0..NGROUPS {{\n\
-         \x20       if v[FLAGS + k] != 0 {{\n\
-         \x20           v[FLAGS + k] = 0;\n\
-         \x20           GROUPS[k](v, mem);\n\
+         \x20   for w in 0..FLAG_WORDS {{\n\
+         \x20       loop {{\n\
+         \x20           let bits = v[FLAGS + w];\n\
+         \x20           if bits == 0 {{\n\
+         \x20               break;\n\
+         \x20           }}\n\
+         \x20           v[FLAGS + w] = bits & (bits - 1);\n\
+         \x20           v[EVALS] += 1;\n\
+         \x20           match w * 64 + bits.trailing_zeros() as usize {{\n\
+         {arms}\
+         \x20           _ => unreachable!(\"no such group\"),\n\
+         \x20           }}\n\
          \x20       }}\n\
          \x20   }}\n}}\n",
-        names.join(", ")
     ));
     let mut edge: Vec<String> = (a.mem_writes.iter())
         .map(|&(en, cons)| format!("if v[{en}] != 0 {{ {}}}", activate(cons)))
@@ -341,6 +407,8 @@ pub(crate) struct Gen<'a> {
     konst: Vec<bool>,
     /// Static lookup tables, printed before the functions.
     tables: String,
+    /// Shortest indexed batch printed as a loop over a table of its entries.
+    batch_loop: usize,
 }
 
 impl Gen<'_> {

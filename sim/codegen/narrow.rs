@@ -4,8 +4,9 @@ use super::Gen;
 use crate::engine::program::{mask, Batch, Ins, Place, Run, Shape};
 use std::fmt::Write;
 
-/// Shortest indexed batch printed as a loop over a table (shorter ones are unrolled).
-const BATCH_LOOP: usize = 16;
+/// Shortest indexed batch printed as a loop over a table in a large program (shorter ones
+/// are unrolled; see `UNROLL_OPS`).
+pub(super) const BATCH_LOOP: usize = 16;
 
 /// `& mask` for a `w`-bit result, or nothing at 64 bits.
 fn m(w: u8) -> String {
@@ -113,7 +114,7 @@ impl Gen<'_> {
             Ins::Batch { op, w, start, n } => {
                 let p = self.p;
                 let ops = &p.batch[start as usize..(start + n) as usize];
-                if ops.len() >= BATCH_LOOP {
+                if ops.len() >= self.batch_loop {
                     return vec![self.batch_loop(op, w, ops)];
                 }
                 ops.iter().map(|o| self.batch(op, w, *o)).collect()

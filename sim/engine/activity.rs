@@ -17,8 +17,12 @@
 //!   (register outputs, synchronous read data) are watched the same way at the start of each
 //!   settle. A group that reads a memory combinationally is activated when
 //!   a write port of that memory was enabled at the last edge.
-//! * **Cost on the per-cycle path**: a compare per state word, a flag test per group, a compare
-//!   per watched value of each group that ran — no allocation, hashing or dynamic dispatch.
+//! * **Flags** are bits, 64 groups per word (GSIM): a settle tests 64 idle groups at once and
+//!   finds the next active one with `trailing_zeros`; a consumer list is stored as one mask
+//!   per flag word it touches.
+//! * **Cost on the per-cycle path**: a compare per state word (eight neighbouring one-word
+//!   sources at a time, `src_runs`), a test per 64 groups, a compare per watched value of each
+//!   group that ran — no allocation, hashing or dynamic dispatch.
 //!
 //! Reset needs no special case (reset values reach registers, which are watched); the
 //! observation program and the VCD read the values, which skipping never leaves stale: a value
@@ -43,9 +47,13 @@ pub(crate) struct Watch {
     pub words: u32,
     /// First word of its copy in the shadow vector.
     pub shadow: u32,
-    /// Consumer groups: `Activity::cons[cons.0..cons.1]`.
+    /// Consumer groups as flag masks: `Activity::acts[cons.0..cons.1]`.
     pub cons: (u32, u32),
 }
+
+/// Setting the flags of a consumer list: flag word and mask (group `g` is bit `g % 64` of word
+/// `g / 64`; a list sets one mask per word it touches).
+pub(crate) type Act = (u32, u64);
 
 /// The activity metadata of a compiled program.
 #[derive(Clone, Debug, Default)]
@@ -54,21 +62,26 @@ pub(crate) struct Activity {
     pub groups: Vec<(u32, u32, u32, u32)>,
     /// Watched values written by groups.
     pub watches: Vec<Watch>,
-    /// Watched inputs and state values.
+    /// Watched inputs and state values, in place order.
     pub sources: Vec<Watch>,
+    /// Runs of one-word sources whose places and shadows both advance by one: (first place,
+    /// first shadow, words, first source in `sources`). Compared several words at a time.
+    pub src_runs: Vec<(Place, u32, u32, u32)>,
+    /// The sources of more than one word (indices into `sources`).
+    pub wide_sources: Vec<u32>,
     /// Per memory write port whose memory some group reads combinationally: its enable place
     /// and the consumers.
     pub mem_writes: Vec<(Place, (u32, u32))>,
-    /// Consumer lists.
-    pub cons: Vec<u32>,
+    /// Consumer lists, as flag masks.
+    pub acts: Vec<Act>,
     /// Words of the shadow vector.
     pub shadow_words: usize,
 }
 
-/// The run-time state: which groups must run, the shadow copies, and counters.
+/// The run-time state: which groups must run (packed flags), the shadow copies, and counters.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ActState {
-    pub active: Vec<bool>,
+    pub active: Vec<u64>,
     pub shadow: Vec<u64>,
     /// Settles done and groups evaluated (for [`crate::engine::Simulator::activity`]).
     pub settles: u64,
@@ -84,7 +97,7 @@ impl Activity {
             shadow[s..s + n].copy_from_slice(&m.v[p..p + n]);
         }
         ActState {
-            active: vec![true; self.groups.len()],
+            active: self.all_active(),
             shadow,
             settles: 0,
             evaluated: 0,
@@ -93,58 +106,110 @@ impl Activity {
 }
 
 impl Activity {
+    /// Words of the packed activity flags of generated code: 64 groups per word, group `g`
+    /// is bit `g % 64` of word `g / 64`.
+    pub(crate) fn flag_words(&self) -> usize {
+        self.groups.len().div_ceil(64)
+    }
+
+    /// Packed flags with every group active.
+    pub(crate) fn all_active(&self) -> Vec<u64> {
+        let n = self.groups.len();
+        (0..self.flag_words())
+            .map(|w| match n - 64 * w {
+                k if k >= 64 => u64::MAX,
+                k => (1u64 << k) - 1,
+            })
+            .collect()
+    }
+
     /// The value vector of generated code (`codegen`), which keeps the activity state after
-    /// the design's places: `v` followed by the initial flags (all 1) and shadows.
+    /// the design's places: `v`, then the packed flags ([`flag_words`](Self::flag_words), every
+    /// group active), the shadows, and one counter of the groups evaluated.
     pub(crate) fn values_with_state(&self, m: &Machine) -> Vec<u64> {
         let st = self.state(m);
         let mut v = m.v.clone();
-        v.extend(st.active.iter().map(|&x| x as u64));
+        v.extend(&st.active);
         v.extend(&st.shadow);
+        v.push(0);
         v
     }
 }
 
 #[inline(always)]
-fn activate(active: &mut [bool], cons: &[u32], (a, b): (u32, u32)) {
-    for &g in &cons[a as usize..b as usize] {
-        active[g as usize] = true;
+fn activate(active: &mut [u64], acts: &[Act], (a, b): (u32, u32)) {
+    for &(w, m) in &acts[a as usize..b as usize] {
+        active[w as usize] |= m;
     }
 }
 
 /// Compares a watched value with its shadow; on a change, updates the shadow and activates the
 /// consumers.
 #[inline(always)]
-fn check(w: &Watch, v: &[u64], st: &mut ActState, cons: &[u32]) {
+fn check(w: &Watch, v: &[u64], st: &mut ActState, acts: &[Act]) {
     let (p, s) = (w.place as usize, w.shadow as usize);
     if w.words == 1 {
         if v[p] != st.shadow[s] {
             st.shadow[s] = v[p];
-            activate(&mut st.active, cons, w.cons);
+            activate(&mut st.active, acts, w.cons);
         }
     } else {
         let n = w.words as usize;
         if v[p..p + n] != st.shadow[s..s + n] {
             st.shadow[s..s + n].copy_from_slice(&v[p..p + n]);
-            activate(&mut st.active, cons, w.cons);
+            activate(&mut st.active, acts, w.cons);
         }
     }
 }
 
-/// Settles the main program, evaluating only the active groups.
+/// Words of a source run compared at once (one vector compare).
+const CHUNK: usize = 8;
+
+/// Checks the sources: runs of one-word sources a chunk at a time (only a chunk that changed
+/// is looked at word by word), then the wide ones.
+#[inline(always)]
+fn sources(a: &Activity, v: &[u64], st: &mut ActState) {
+    for &(p, s, n, f) in &a.src_runs {
+        let (p, s, n, f) = (p as usize, s as usize, n as usize, f as usize);
+        let (vals, shadow) = (&v[p..p + n], &mut st.shadow[s..s + n]);
+        for (c, (x, y)) in vals.chunks(CHUNK).zip(shadow.chunks_mut(CHUNK)).enumerate() {
+            let differ = x.iter().zip(y.iter()).fold(0, |d, (x, y)| d | (x ^ y));
+            if differ == 0 {
+                continue;
+            }
+            for (k, (x, y)) in x.iter().zip(y.iter_mut()).enumerate() {
+                if x != y {
+                    *y = *x;
+                    let w = &a.sources[f + c * CHUNK + k];
+                    activate(&mut st.active, &a.acts, w.cons);
+                }
+            }
+        }
+    }
+    for &i in &a.wide_sources {
+        check(&a.sources[i as usize], v, st, &a.acts);
+    }
+}
+
+/// Settles the main program, evaluating only the active groups (lowest first; a group only
+/// activates later groups, so re-reading its flag word after each group sees them).
 pub(crate) fn settle(p: &Program, a: &Activity, m: &mut Machine, st: &mut ActState) {
     st.settles += 1;
-    for w in &a.sources {
-        check(w, &m.v, st, &a.cons);
-    }
-    for (g, &(start, end, w0, w1)) in a.groups.iter().enumerate() {
-        if !st.active[g] {
-            continue;
-        }
-        st.active[g] = false;
-        st.evaluated += 1;
-        eval(p, &p.main[start as usize..end as usize], m);
-        for w in &a.watches[w0 as usize..w1 as usize] {
-            check(w, &m.v, st, &a.cons);
+    sources(a, &m.v, st);
+    for fw in 0..st.active.len() {
+        loop {
+            let bits = st.active[fw];
+            if bits == 0 {
+                break;
+            }
+            st.active[fw] = bits & (bits - 1);
+            let g = fw * 64 + bits.trailing_zeros() as usize;
+            let (start, end, w0, w1) = a.groups[g];
+            st.evaluated += 1;
+            eval(p, &p.main[start as usize..end as usize], m);
+            for w in &a.watches[w0 as usize..w1 as usize] {
+                check(w, &m.v, st, &a.acts);
+            }
         }
     }
 }
@@ -154,7 +219,7 @@ pub(crate) fn settle(p: &Program, a: &Activity, m: &mut Machine, st: &mut ActSta
 pub(crate) fn before_edge(a: &Activity, m: &Machine, st: &mut ActState) {
     for &(en, cons) in &a.mem_writes {
         if m.v[en as usize] != 0 {
-            activate(&mut st.active, &a.cons, cons);
+            activate(&mut st.active, &a.acts, cons);
         }
     }
 }
@@ -333,8 +398,12 @@ pub(crate) fn analyse(
         start = end;
     }
     // Sources are whole values (a reader names a value's first word and reads all of it).
+    // In place order, so that neighbouring state words have neighbouring shadows (generated
+    // code compares runs of them several words at a time).
+    let mut sources = sources.to_vec();
+    sources.sort_unstable();
     let mut srcs: Vec<(Place, u32)> = Vec::new();
-    for &(s, n) in sources {
+    for &(s, n) in &sources {
         let words = s as usize..(s + n) as usize;
         if words.clone().any(|k| writer[k] != NO || source_of[k] != NO) {
             continue;
@@ -368,13 +437,21 @@ pub(crate) fn analyse(
             }
         }
     }
-    let mut cons = Vec::new();
+    let mut acts: Vec<Act> = Vec::new();
     let mut list = |l: &mut Vec<u32>| {
         l.sort_unstable();
         l.dedup();
-        let a = cons.len() as u32;
-        cons.extend_from_slice(l);
-        (a, cons.len() as u32)
+        let a = acts.len() as u32;
+        for &g in l.iter() {
+            let (w, bit) = (g / 64, 1u64 << (g % 64));
+            let n = acts.len();
+            if n as u32 > a && acts[n - 1].0 == w {
+                acts[n - 1].1 |= bit;
+            } else {
+                acts.push((w, bit));
+            }
+        }
+        (a, acts.len() as u32)
     };
     let mut shadow = 0u32;
     let mut out = Activity::default();
@@ -416,7 +493,19 @@ pub(crate) fn analyse(
             out.mem_writes.push((w.en, c));
         }
     }
-    out.cons = cons;
+    out.acts = acts;
     out.shadow_words = shadow as usize;
+    for (i, w) in out.sources.iter().enumerate() {
+        if w.words != 1 {
+            out.wide_sources.push(i as u32);
+            continue;
+        }
+        match out.src_runs.last_mut() {
+            Some(r) if r.0 + r.2 == w.place && r.1 + r.2 == w.shadow && r.3 + r.2 == i as u32 => {
+                r.2 += 1
+            }
+            _ => out.src_runs.push((w.place, w.shadow, 1, i as u32)),
+        }
+    }
     Some(out)
 }

@@ -120,6 +120,10 @@ pub(crate) fn compile(
     }
     b.prog.node_place = b.place;
     layout::renumber(&mut b.prog, &mut b.m);
+    // Each plain register is its own watched source: `runs::form` merges neighbouring ones
+    // into block copies, and a block watched as one value would wake the readers of every
+    // register in it whenever any one of them changed.
+    let plain_regs: Vec<(Place, u32)> = b.prog.regs_plain.iter().map(|r| (r.0, r.2)).collect();
     runs::form(&mut b.prog);
     if group_size > 0 {
         let mut sources: Vec<(Place, u32)> = Vec::new();
@@ -129,7 +133,7 @@ pub(crate) fn compile(
                 sources.push((s, words_for(p.width) as u32));
             }
         }
-        sources.extend(b.prog.regs_plain.iter().map(|r| (r.0, r.2)));
+        sources.extend(plain_regs);
         sources.extend(b.prog.regs.iter().map(|r| (r.q, r.n)));
         // A register without a next value changes only on reset.
         sources.extend(b.prog.resets.iter().map(|r| (r.q, r.n)));

@@ -113,6 +113,20 @@ impl Simulator {
             for (k, n) in counts {
                 eprintln!("  {k:<10} {n:>8}");
             }
+            if let Some(a) = &prog.activity {
+                let one: u32 = a.src_runs.iter().map(|r| r.2).sum();
+                eprintln!(
+                    "activity: {} groups ({} flag words), {} watched values, {} one-word sources \
+                     in {} runs, {} wide sources, {} flag masks",
+                    a.groups.len(),
+                    a.flag_words(),
+                    a.watches.len(),
+                    one,
+                    a.src_runs.len(),
+                    a.wide_sources.len(),
+                    a.acts.len()
+                );
+            }
         }
         let act = match &prog.activity {
             Some(a) => a.state(&m),
@@ -302,7 +316,10 @@ impl Simulator {
     fn settle(&mut self) {
         if self.dirty {
             match (&self.compiled, &self.prog.activity) {
-                (Some(c), _) => (c.settle)(&mut self.m.v, &self.m.mem),
+                (Some(c), a) => {
+                    self.act.settles += a.is_some() as u64;
+                    (c.settle)(&mut self.m.v, &self.m.mem)
+                }
                 (None, None) => eval(&self.prog, &self.prog.main, &mut self.m),
                 (None, Some(a)) => activity::settle(&self.prog, a, &mut self.m, &mut self.act),
             }
@@ -526,7 +543,11 @@ impl Simulator {
         ActivityStats {
             groups: self.prog.activity.as_ref().map_or(0, |a| a.groups.len()),
             settles: self.act.settles,
-            evaluated: self.act.evaluated,
+            evaluated: match (&self.compiled, &self.prog.activity) {
+                // Generated code counts in the last word of its value array.
+                (Some(_), Some(_)) => self.m.v.last().copied().unwrap_or(0),
+                _ => self.act.evaluated,
+            },
         }
     }
 

@@ -88,3 +88,62 @@ fn active_evaluation_matches_full_evaluation_and_skips_idle_logic() {
     );
     assert_eq!(full.activity().groups, 0, "full evaluation has no groups");
 }
+
+/// 120 one-word registers, each feeding a cone of its own: neighbouring plain registers are
+/// loaded as one block copy, but each is watched alone, so a change of one register wakes only
+/// its own cone (and the flags span several 64-group words).
+#[test]
+fn a_register_change_wakes_only_its_readers() {
+    const LANES: usize = 120;
+    let d = Design::build("regs", |m| {
+        for i in 0..LANES {
+            let x = m.input(&format!("x{i}"), 16);
+            let r = m.reg(&format!("r{i}"), 16).reset(0);
+            r.next(x);
+            let mut v = r.q();
+            for k in 0..12u64 {
+                v = (v * (2 * k + 3)) ^ (v >> 3) ^ m.lit(k, 16);
+            }
+            m.output(&format!("y{i}"), v);
+        }
+    })
+    .expect("elaborates");
+    let mut full = Simulator::new(&d).unwrap();
+    let mut act = Simulator::with_eval(&d, Eval::Active).unwrap();
+    let groups = act.activity().groups as u64;
+    assert!(groups > 64, "{groups} groups: more than one flag word");
+    let mut rng = crate::kit::Rng::new(11);
+    let mut idle_evaluated = 0;
+    for c in 0..200u64 {
+        full.set_reset(c < 2);
+        act.set_reset(c < 2);
+        // Every input changes in the first 100 cycles; afterwards only lane `c % LANES`.
+        for i in 0..LANES {
+            if c < 100 || i == c as usize % LANES {
+                let v = rng.next_u64();
+                full.poke(full.input_at(i), v);
+                act.poke(act.input_at(i), v);
+            }
+        }
+        let before = act.activity().evaluated;
+        for o in 0..LANES {
+            assert_eq!(
+                full.peek_words(full.output_at(o)).to_vec(),
+                act.peek_words(act.output_at(o)).to_vec(),
+                "cycle {c}: output y{o}"
+            );
+        }
+        if c > 102 {
+            idle_evaluated += act.activity().evaluated - before;
+        }
+        full.step();
+        act.step();
+    }
+    // One register changes per idle cycle (the lane poked in the cycle before): its cone,
+    // one or two groups of the whole.
+    let per_cycle = idle_evaluated as f64 / 97.0;
+    assert!(
+        per_cycle * 10.0 < groups as f64,
+        "{per_cycle:.1} of {groups} groups per idle cycle"
+    );
+}
