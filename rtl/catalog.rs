@@ -501,6 +501,63 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "tile_engine",
+        doc: "tile engine: back end + shader core running the fragment shaders (prologue for perspective-correct varyings) and the tile shader, one memory port (issue 13)",
+        params: TILE_ENGINE_PARAMS,
+        build: |v| {
+            let mut e = crate::tile::engine::EngineCfg::default();
+            e.frag.tile = tile_cfg(v);
+            e.frag.core.warps = v[3] as u32;
+            e.frag.core.regs = v[4] as u32;
+            e.frag.core.imem_depth = v[5] as u32;
+            e.frag.entry_log2 = v[6] as u32;
+            e.uniform_bits = v[7] as u32;
+            crate::tile::engine::tile_engine_top(&e)
+        },
+        constraint: Some(tile_constraint),
+    },
+];
+
+/// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.
+const TILE_ENGINE_PARAMS: &[ParamSpec] = &[
+    p("samples", 4, 1, 4, "samples per pixel: 1 or 4"),
+    p("rts", 4, 1, 8, "colour render targets"),
+    p(
+        "formats",
+        0x3210,
+        0,
+        0xFFFF_FFFF,
+        "format of RT i in hex digit i: 0 RGBA8, 1 RGBA16F, 2 R32F, 3 RG16F",
+    ),
+    p("warps", 8, 1, 16, "warp slots of the core (one quad each)"),
+    p(
+        "regs",
+        64,
+        16,
+        256,
+        "registers per lane (the top 8 are the fragment prologue's)",
+    ),
+    pow2(
+        "imem_depth",
+        1024,
+        crate::shader::IMEM_DEPTH,
+        "instruction words",
+    ),
+    p(
+        "entry_log2",
+        8,
+        0,
+        16,
+        "program slot size: 2^entry_log2 words",
+    ),
+    p(
+        "uniform_bits",
+        8,
+        4,
+        16,
+        "uniform memory: 2^uniform_bits words",
+    ),
 ];
 
 /// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
@@ -558,6 +615,19 @@ const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("mac_mesh", &["lanes=4", "stages=4"]),
     ("pbru", &["cores=1", "slots=1", "real_astc=0"]),
     ("shader_core", &["warps=1", "regs=8", "imem_depth=16"]),
+    (
+        "tile_engine",
+        &[
+            "samples=1",
+            "rts=2",
+            "formats=0x20",
+            "warps=2",
+            "regs=16",
+            "imem_depth=16",
+            "entry_log2=3",
+            "uniform_bits=4",
+        ],
+    ),
     ("texture_unit", &["max_log2=4", "cache_lines=4"]),
     (
         "tex_system",

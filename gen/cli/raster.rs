@@ -4,7 +4,8 @@
 use crate::Failure;
 use clap::{Args, ValueEnum};
 use rendergen_gen::progress::Progress;
-use rendergen_gen::raster::{render, Mode, RasterScene};
+use rendergen_gen::raster::rtl::RtlOptions;
+use rendergen_gen::raster::{render, render_rtl, rtl_json, Mode, RasterScene};
 use std::path::PathBuf;
 
 /// How the frame is rendered.
@@ -21,7 +22,8 @@ pub enum ModeArg {
 /// Which engine renders.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum EngineArg {
-    /// The tile engine's RTL (not yet available).
+    /// The tile engine's RTL (`tile_engine`, simulated): the per-tile work after the model's
+    /// geometry and tiling; the image must equal the model's bit for bit (one-pass modes).
     Rtl,
     /// The frame-level golden model (sim/models/tile/frame.rs).
     Model,
@@ -52,9 +54,9 @@ pub struct RasterArgs {
 
 /// Runs `rendergen raster`.
 pub fn run(a: RasterArgs) -> Result<(), Failure> {
-    if matches!(a.engine, EngineArg::Rtl) {
+    if matches!(a.engine, EngineArg::Rtl) && matches!(a.mode, ModeArg::TwoPass) {
         return Err(Failure::usage(
-            "--engine rtl: the tile engine's RTL top is not yet available; engines: model",
+            "--engine rtl: two-pass is not supported yet (the lighting pass reads images); modes: tile-shader, forward",
         ));
     }
     if !matches!(a.msaa, 1 | 4) {
@@ -78,12 +80,22 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
     let passes = if matches!(mode, Mode::TwoPass) { 2 } else { 1 };
     let tiles = passes * scene.width.div_ceil(16) as u64 * scene.height.div_ceil(16) as u64;
     let bar = Progress::bar("raster", tiles, "tiles");
-    let frame =
+    let mut frame =
         render(&scene, mode, a.msaa, &mut |done, _| bar.set(done)).map_err(|e| Failure {
             code: e.code,
             message: e.message,
         })?;
     drop(bar);
+    let rtl =
+        match a.engine {
+            EngineArg::Model => None,
+            EngineArg::Rtl => Some(render_rtl(&mut frame, &RtlOptions::default()).map_err(
+                |e| Failure {
+                    code: e.code,
+                    message: e.message,
+                },
+            )?),
+        };
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, frame.width, frame.height);
@@ -95,7 +107,22 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
     rendergen_gen::output::write_output(&a.out, |w| w.write_all(&png_bytes))
         .map_err(Failure::check)?;
     if a.json {
-        println!("{:#}", frame.stats_json(mode, a.msaa));
+        let mut doc = frame.stats_json(mode, a.msaa);
+        if let Some(r) = &rtl {
+            doc["engine"] = "rtl".into();
+            doc["rtl"] = rtl_json(&frame, r);
+        }
+        println!("{doc:#}");
+    } else if let Some(r) = &rtl {
+        println!(
+            "{}: {}x{}, {} RTL cycles, {:.3} pixels/clock, core utilisation {:.3} (bit-identical to the model)",
+            a.out.display(),
+            frame.width,
+            frame.height,
+            r.cycles,
+            (frame.width * frame.height) as f64 / r.cycles.max(1) as f64,
+            r.core_utilisation()
+        );
     } else {
         let (r, w) = frame.memory.totals();
         println!(

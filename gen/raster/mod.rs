@@ -11,6 +11,7 @@
 //! lighting shader compute the same function of the same G-buffer values (the example scenes'
 //! shaders share their lighting code).
 pub mod gltf;
+pub mod rtl;
 pub mod scene;
 
 use rendergen_shader_compiler::{compile, Compiled, Lang, Options, ShaderStage};
@@ -79,6 +80,10 @@ pub struct Frame {
     pub passes: Vec<(String, PassResult)>,
     /// The analytic minimum of external bytes (see [`analytic_minimum`]).
     pub minimum_bytes: u64,
+    /// The passes as run (for `--engine rtl`, which runs their per-tile part again on the RTL).
+    pub descs: Vec<Pass>,
+    /// The output plane of the last pass.
+    pub out_plane: usize,
 }
 
 fn format_of(s: &str) -> Format {
@@ -509,6 +514,72 @@ pub fn render(
         memory: mem,
         passes: results,
         minimum_bytes,
+        descs: passes,
+        out_plane,
+    })
+}
+
+/// `--engine rtl`: the per-tile part of `frame`'s pass again on the `tile_engine` RTL
+/// ([`rtl`]); the RTL's surfaces must equal the model's byte for byte, and the frame's pixels
+/// become the RTL's output. One-pass modes only (`tile-shader`, `forward`): the two-pass
+/// lighting pass reads images, which the RTL engine does not yet support.
+pub fn render_rtl(
+    frame: &mut Frame,
+    opts: &rtl::RtlOptions,
+) -> Result<rtl::RtlReport, RasterError> {
+    if frame.descs.len() != 1 {
+        return Err(RasterError {
+            code: 2,
+            message: "--engine rtl: two-pass is not supported yet (the lighting pass reads images); use tile-shader or forward".into(),
+        });
+    }
+    let pass = &frame.descs[0];
+    let result = &frame.passes[0].1;
+    let report = rtl::run_pass_rtl(pass, &frame.memory, result, opts).map_err(bad)?;
+    if let Some(d) = rtl::compare(&report, &frame.memory) {
+        return Err(bad(format!(
+            "--engine rtl: the RTL's image differs from the model's: {d}"
+        )));
+    }
+    let surf = result.surfaces[frame.out_plane].expect("the output is written out");
+    let n = pack::bytes_per_sample(Some(frame.format));
+    let bytes = &report
+        .surfaces
+        .iter()
+        .find(|(i, _)| *i == surf.region.0)
+        .expect("the output surface was read back")
+        .1;
+    frame.pixels = bytes
+        .chunks(n)
+        .map(|c| {
+            let mut b = [0u8; 8];
+            b[..n].copy_from_slice(c);
+            u64::from_le_bytes(b)
+        })
+        .collect();
+    Ok(report)
+}
+
+/// The `--json` section of an RTL run: its cycles, pixels per clock, bytes per region and
+/// class, per-tile cycle breakdown and core utilisation.
+pub fn rtl_json(frame: &Frame, r: &rtl::RtlReport) -> serde_json::Value {
+    let mut classes: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for (_, class, rd, wr) in &r.regions {
+        let e = classes.entry(class.clone()).or_default();
+        e.0 += rd;
+        e.1 += wr;
+    }
+    serde_json::json!({
+        "cycles": r.cycles,
+        "pixels_per_clock": if r.cycles > 0 { (frame.width * frame.height) as f64 / r.cycles as f64 } else { 0.0 },
+        "core_utilisation": r.core_utilisation(),
+        "instructions": r.issued,
+        "bytes_by_class": classes.into_iter().map(|(k, (rd, wr))| (k, serde_json::json!({ "read": rd, "written": wr }))).collect::<serde_json::Map<_, _>>(),
+        "regions": r.regions.iter().map(|(n, c, rd, wr)| serde_json::json!({ "name": n, "class": c, "read_bytes": rd, "written_bytes": wr })).collect::<Vec<_>>(),
+        "tiles": r.tiles.iter().map(|t| serde_json::json!({
+            "tile": [t.tile.0, t.tile.1],
+            "cycles": { "total": t.cycles, "fragment": t.fragment(), "drain": t.drain, "tile_shader": t.tile_shader, "writeout": t.writeout },
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -101,6 +101,10 @@ pub struct BackendOut {
     pub counters: CmdCounters,
     /// Bytes written per plane.
     pub bytes: Vec<Sig>,
+    /// The current tile's column and row (from its TILE_BEGIN), for the fragment launcher.
+    pub tile: [Sig; 2],
+    /// A TILE_BEGIN is taken this clock.
+    pub tile_begin: Sig,
 }
 
 /// The per-tile back end (module docs).
@@ -179,8 +183,18 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
         },
         tile_writeout,
     );
+    // The current tile, for the fragment side (quads carry only their place in the tile).
+    let (tbv, tb, tbr) = cmd.tile_begin.split();
+    let (tile_begin, tb_ready) = Stream::offer(m, "tile_begin_tap", tbv, tb.clone());
+    tbr.drive(tb_ready);
+    let begin_fire = tbv & tb_ready;
+    let tile = [("tile_x", tb.tile_x), ("tile_y", tb.tile_y)].map(|(name, t)| {
+        let r = m.reg(name, t.width()).reset(0);
+        r.next_when(begin_fire, t);
+        r.q()
+    });
     let buffer_in = BufferIn {
-        tile_begin: cmd.tile_begin,
+        tile_begin,
         z_req: r.z_req,
         pixel,
         ts: ts_req,
@@ -207,5 +221,7 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
         bad_op: cmd.bad_op,
         counters: cmd.counters,
         bytes: wo.bytes,
+        tile,
+        tile_begin: begin_fire,
     }
 }

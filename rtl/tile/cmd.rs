@@ -8,7 +8,7 @@ use super::mem_port::{
     MemReq, MemResp, MEM_ADDR_BITS, MEM_BEATS_BITS, MEM_DATA_BITS, MEM_MAX_BEATS,
 };
 use super::writeout::{WoFlags, WoStart};
-use super::{EdgeSetup, TileBegin, TileCfg, TriSetup, PRIM_BITS, TILE_COORD_BITS};
+use super::{EdgeSetup, TileBegin, TileCfg, TriSetup, PRIM_BITS, STATE_BITS, TILE_COORD_BITS};
 use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{
     clog2, pack, priority_select, unpack, Bundle, HwEnum, Io, Module, Sig, Stream,
@@ -176,9 +176,10 @@ fn field(words: &[Sig], lo: u32, w: u32) -> Sig {
     words[word].bits(at + w - 1, at)
 }
 
-/// The triangle of a DRAW (README: "Command lists"). The draw state (`w[0][15:8]`), front
-/// facing (`w[0][32]`) and the vertices' `rw` (`w[1..=6][63:48]`) are not part of the RTL's
-/// [`TriSetup`]; the primitive id keeps its low [`PRIM_BITS`] bits.
+/// The triangle of a DRAW (README: "Command lists"), with the draw state (`w[0][15:8]`),
+/// front facing (`w[0][32]`) and the vertices' `rw` (`rw_i[15:0]` in `w[1 + i][63:48]`,
+/// `rw_i[31:16]` in `w[4 + i][63:48]`) that fragment shading needs; the primitive id keeps its
+/// low [`PRIM_BITS`] bits.
 fn decode_tri(words: &[Sig]) -> TriSetup {
     let edge = |i: u32| EdgeSetup {
         a: field(words, 64 * (1 + i), 24),
@@ -195,6 +196,14 @@ fn decode_tri(words: &[Sig]) -> TriSetup {
         z_c: field(words, 64 * 7, 64),
         dzdx: field(words, 64 * 8, 48),
         dzdy: field(words, 64 * 9, 48),
+        state: field(words, 8, STATE_BITS),
+        front: field(words, 32, 1),
+        rw: [0, 1, 2].map(|i| {
+            rendergen_hdl::cat(&[
+                field(words, 64 * (4 + i) + 48, 16),
+                field(words, 64 * (1 + i) + 48, 16),
+            ])
+        }),
     }
 }
 

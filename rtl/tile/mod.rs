@@ -39,10 +39,16 @@ pub mod backend;
 pub mod blend;
 pub mod buffer;
 pub mod cmd;
+pub mod convert;
+pub mod core_mem;
 pub mod early_z;
+pub mod engine;
+pub mod exports;
+pub mod frag;
 pub mod mem_port;
 pub mod raster;
 pub mod resolve;
+pub mod tile_shader;
 pub mod top;
 pub mod writeout;
 
@@ -97,6 +103,8 @@ pub const ZC_BITS: u32 = 64;
 pub const DZ_BITS: u32 = 48;
 /// Bits of the primitive id.
 pub const PRIM_BITS: u32 = 16;
+/// Bits of a DRAW's draw state (`w[0][15:8]`).
+pub const STATE_BITS: u32 = 8;
 /// Bits of a tile-shader tag.
 pub const TAG_BITS: u32 = 8;
 /// Bits of a tile coordinate (in tiles) and of a screen pixel coordinate.
@@ -196,6 +204,12 @@ pub struct TriSetup<T = Sig> {
     pub depth_write: T,
     /// Primitive id, [`PRIM_BITS`].
     pub prim: T,
+    /// The DRAW's draw state ([`STATE_BITS`]): which pipeline (mesh) shades the fragments.
+    pub state: T,
+    /// The triangle is front-facing (`gl_FrontFacing`).
+    pub front: T,
+    /// 1/w of vertex `i` (binary32): the inputs of the perspective-correct barycentrics.
+    pub rw: [T; 3],
 }
 
 impl TriSetup<u32> {
@@ -216,6 +230,9 @@ impl TriSetup<u32> {
             depth_op: 3,
             depth_write: 1,
             prim: PRIM_BITS,
+            state: STATE_BITS,
+            front: 1,
+            rw: [32; 3],
         }
     }
 }
@@ -236,6 +253,12 @@ pub struct QuadFrag<T = Sig> {
     /// `E_0`, `E_1`, `E_2` at each pixel centre as binary32 (the exact integers rounded to
     /// nearest even): the inputs of the perspective-correct barycentrics (module docs).
     pub bary: [[T; 3]; 4],
+    /// The triangle's draw state ([`STATE_BITS`]).
+    pub state: T,
+    /// The triangle is front-facing.
+    pub front: T,
+    /// 1/w of the triangle's vertices (binary32), for the barycentrics.
+    pub rw: [T; 3],
 }
 
 impl QuadFrag<u32> {
@@ -248,6 +271,9 @@ impl QuadFrag<u32> {
             coverage: cfg.lanes() as u32,
             depth: vec![DEPTH_BITS; cfg.lanes()],
             bary: [[32; 3]; 4],
+            state: STATE_BITS,
+            front: 1,
+            rw: [32; 3],
         }
     }
 }

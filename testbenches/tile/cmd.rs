@@ -104,6 +104,9 @@ fn fence_tri() -> TriSetup<u64> {
         depth_op: 7,
         depth_write: 0,
         prim: FENCE_PRIM,
+        state: 0,
+        front: 0,
+        rw: [0; 3],
     }
 }
 
@@ -284,8 +287,8 @@ fn drive(
                     let b = begin_record(cfg, *x, *y, *clear_mask, clears);
                     boards[0].expect(flatten(&b, &TileBegin::shape(cfg)));
                 }
-                Command::Draw { tri, .. } => {
-                    boards[1].expect(flatten(&tri_record(tri), &TriSetup::shape()))
+                Command::Draw { tri, state } => {
+                    boards[1].expect(flatten(&tri_record(tri, *state), &TriSetup::shape()))
                 }
                 Command::Resolve {
                     xthreads,

@@ -7,6 +7,8 @@
 mod backend;
 mod buffer;
 mod cmd;
+mod engine;
+mod frag;
 mod memory;
 mod raster;
 mod writeout;
@@ -51,8 +53,8 @@ pub fn port_names<B: Bundle>(prefix: &str, shape: &B::Shape) -> Vec<String> {
         .collect()
 }
 
-/// The RTL's input record for the model's set-up triangle.
-pub fn tri_record(t: &model::TriSetup) -> TriSetup<u64> {
+/// The RTL's input record for the model's set-up triangle drawn with draw state `state`.
+pub fn tri_record(t: &model::TriSetup, state: u32) -> TriSetup<u64> {
     let e = |i: usize| rendergen_rtl::tile::EdgeSetup {
         a: t.edges[i].a as u64,
         b: t.edges[i].b as u64,
@@ -68,13 +70,20 @@ pub fn tri_record(t: &model::TriSetup) -> TriSetup<u64> {
         depth_op: t.depth_op as u64,
         depth_write: t.depth_write as u64,
         prim: t.prim as u64,
+        state: state as u64,
+        front: t.front as u64,
+        rw: t.rw.map(|r| r.to_bits() as u64),
     }
 }
 
-/// The RTL's output record the model expects for quad `q` (coverage after the depth test).
-pub fn quad_record(q: &Quad, cfg: &TileCfg) -> Vec<u64> {
+/// The RTL's output record the model expects for quad `q` of triangle `t` drawn with draw
+/// state `state` (coverage after the depth test).
+pub fn quad_record(q: &Quad, t: &model::TriSetup, state: u32, cfg: &TileCfg) -> Vec<u64> {
     let frag = QuadFrag {
         prim: q.prim as u64,
+        state: state as u64,
+        front: t.front as u64,
+        rw: t.rw.map(|r| r.to_bits() as u64),
         qx: q.qx as u64,
         qy: q.qy as u64,
         coverage: q.coverage as u64,

@@ -64,6 +64,11 @@ pub fn run(
     r
 }
 
+/// The draw state the testbench gives triangle `t` (varied, so a dropped field shows).
+fn draw_state(t: &model::TriSetup) -> u32 {
+    t.prim.wrapping_mul(37) & 0xFF
+}
+
 fn drive(
     sim: &mut Simulator,
     cfg: &TileCfg,
@@ -88,7 +93,7 @@ fn drive(
             let pass = buffer.depth_test(&q, t.depth_op, t.depth_write);
             if pass != 0 {
                 q.coverage = pass;
-                board.expect(quad_record(&q, cfg));
+                board.expect(quad_record(&q, t, draw_state(t), cfg));
                 expected += 1;
             }
         }
@@ -128,7 +133,7 @@ fn drive(
     })?;
     sim.step();
     for t in tris {
-        src[0].send(&flatten(&tri_record(t), &TriSetup::shape()))?;
+        src[0].send(&flatten(&tri_record(t, draw_state(t)), &TriSetup::shape()))?;
     }
     let start = sim.cycle();
     let (mut first_tri, mut first_quad) = (None, None);

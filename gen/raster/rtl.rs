@@ -1,0 +1,498 @@
+//! `--engine rtl`: the per-tile work of a render pass on the `tile_engine` RTL
+//! (`rendergen_rtl::tile::engine`), simulated cycle by cycle.
+//!
+//! Geometry and tiling stay in the frame model: the model runs the pass first, and its memory
+//! (vertex data, primitive buffer, command lists, storage buffers — everything but the
+//! surfaces the write-out fills) is loaded into the byte-accurate memory agent
+//! (`rendergen_sim::agents::memory::MemoryAgent`) at the same layout (addresses moved down by
+//! a constant, `RTL_BASE − BASE`). The driver then
+//! * loads every program into the core's instruction memory through `prog` — draw state `s`'s
+//!   fragment shader behind its prologue (`rtl/tile/frag.rs`: barycentrics and varyings on
+//!   the core) at slot `s`, tile program `p` at slot `meshes + p`, slots of `2^entry_log2`
+//!   words — with control targets and `ldu` indices moved (`frag::relocate`), and every
+//!   program's uniforms into the uniform memory (`uniform`);
+//! * sets the storage bindings' bases (the primitive buffer gets a free binding), the blend
+//!   state, the write-out's static configuration;
+//! * offers each tile's command list on `list` and runs until the last one is taken.
+//!
+//! The surfaces' bytes are then the RTL's; [`compare`] checks them against the model's.
+use rendergen_rtl::shader::ShaderCfg;
+use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
+use rendergen_rtl::tile::frag::{fragment_prologue, relocate, FragCfg, SCRATCH_REGS};
+use rendergen_rtl::tile::{RtFormat, TileCfg};
+use rendergen_shader_isa::Inst;
+use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
+use rendergen_sim::kit::StreamSource;
+use rendergen_sim::models::tile::buffer::Format;
+use rendergen_sim::models::tile::frame::{Pass, PassResult};
+use rendergen_sim::models::tile::memory::{Memory, BASE};
+use rendergen_sim::models::tile::port::WriteMode;
+use rendergen_sim::Simulator;
+
+/// Where the model's first region lands in the agent's memory.
+pub const RTL_BASE: u64 = 0x1000;
+
+/// Timing of the memory agent and the run's limits.
+#[derive(Clone, Copy, Debug)]
+pub struct RtlOptions {
+    /// Seed of the memory agent's random choices.
+    pub seed: u64,
+    /// Fewest and most cycles from a memory request to its answer.
+    pub latency: (u64, u64),
+    /// Probability of the memory holding `mem_req_ready` low / not offering a due answer.
+    pub stall: f64,
+    /// Probability of not offering a due answer in a cycle.
+    pub gap: f64,
+    /// Give up after this many cycles.
+    pub max_cycles: u64,
+    /// Render only the first `tiles` tiles (`None`: all).
+    pub tiles: Option<usize>,
+    /// Record the run from its first cycle (for a co-simulation by the caller's `finish`).
+    pub record: bool,
+}
+
+impl Default for RtlOptions {
+    fn default() -> Self {
+        RtlOptions {
+            seed: 1,
+            latency: (8, 8),
+            stall: 0.0,
+            gap: 0.0,
+            max_cycles: 50_000_000,
+            tiles: None,
+            record: false,
+        }
+    }
+}
+
+/// One tile's RTL cycles.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RtlTile {
+    /// Tile column and row.
+    pub tile: (u32, u32),
+    /// Cycles from the previous tile's end to this one's.
+    pub cycles: u64,
+    /// Cycles waiting for the drain barriers.
+    pub drain: u64,
+    /// Cycles from a tile-shader launch to its completion.
+    pub tile_shader: u64,
+    /// Cycles of the write-out.
+    pub writeout: u64,
+}
+
+impl RtlTile {
+    /// The rest: command processing and fragment work.
+    pub fn fragment(&self) -> u64 {
+        self.cycles
+            .saturating_sub(self.drain + self.tile_shader + self.writeout)
+    }
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, Default)]
+pub struct RtlReport {
+    /// Cycles from the first list offered to the last tile's end.
+    pub cycles: u64,
+    /// Per tile, in list order.
+    pub tiles: Vec<RtlTile>,
+    /// Warp instructions issued by the core.
+    pub issued: u64,
+    /// Per model region (name, class): bytes read and written by the RTL.
+    pub regions: Vec<(String, String, u64, u64)>,
+    /// The surfaces' bytes as the RTL wrote them (model region index, bytes).
+    pub surfaces: Vec<(usize, Vec<u8>)>,
+}
+
+impl RtlReport {
+    /// Warp instructions per cycle.
+    pub fn core_utilisation(&self) -> f64 {
+        match self.cycles {
+            0 => 0.0,
+            c => self.issued as f64 / c as f64,
+        }
+    }
+}
+
+fn rt_format(f: Format) -> RtFormat {
+    match f {
+        Format::Rgba8 => RtFormat::Rgba8,
+        Format::Rgba16f => RtFormat::Rgba16f,
+        Format::R32f => RtFormat::R32f,
+        Format::Rg16f => RtFormat::Rg16f,
+    }
+}
+
+/// Registers a program uses (its highest register + 1).
+fn regs_used(words: &[u64]) -> usize {
+    words
+        .iter()
+        .filter_map(|&w| Inst::decode(w).ok())
+        .map(|i| i.regs_needed())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Runs the per-tile part of `pass` on the RTL. `model` is the model's memory after
+/// [`rendergen_sim::models::tile::frame::run_pass`] of the same pass, `result` its result.
+pub fn run_pass_rtl(
+    pass: &Pass,
+    model: &Memory,
+    result: &PassResult,
+    opts: &RtlOptions,
+) -> Result<RtlReport, String> {
+    run_pass_rtl_with(pass, model, result, opts, &mut |_, _| {})
+}
+
+/// [`run_pass_rtl`], calling `finish` with the design and its simulator after the last tile
+/// (a co-simulation of the recorded run, a VCD …).
+pub fn run_pass_rtl_with(
+    pass: &Pass,
+    model: &Memory,
+    result: &PassResult,
+    opts: &RtlOptions,
+    finish: &mut dyn FnMut(&rendergen_hdl::Design, &mut Simulator),
+) -> Result<RtlReport, String> {
+    let unsupported = |what: &str| {
+        Err(format!(
+            "--engine rtl: {what} is not supported by the RTL engine yet"
+        ))
+    };
+    if !pass.images.is_empty() {
+        return unsupported("a fragment shader reading images (the two-pass lighting pass)");
+    }
+    for m in &pass.meshes {
+        if m.sample_shading {
+            return unsupported("sample-rate shading (gl_SampleID)");
+        }
+        if m.late_depth {
+            return unsupported("a fragment shader writing depth");
+        }
+        if m.blend != pass.meshes[0].blend {
+            return unsupported("a blend state per mesh (one per render target for the pass)");
+        }
+    }
+    let shift = |a: u64| a - BASE + RTL_BASE;
+    // Programs.
+    let regs = 64u32;
+    let scratch = regs - SCRATCH_REGS;
+    let slots_max = pass.meshes.iter().map(|m| m.varyings).max().unwrap_or(0);
+    let vertex_stride = 1 + 4 * slots_max;
+    let prim_stride = 3 * vertex_stride;
+    let used: Vec<u32> = pass.buffers.iter().map(|b| b.0).collect();
+    let prim_binding = (0..16u32)
+        .find(|b| !used.contains(b))
+        .ok_or("--engine rtl: every storage binding is in use; the primitive buffer needs one")?;
+    let prim_region = model
+        .regions()
+        .iter()
+        .position(|r| r.class == "primitive data")
+        .ok_or("--engine rtl: the pass has no primitive buffer")?;
+    let mut programs: Vec<Vec<u64>> = Vec::new();
+    let mut uniform_words: Vec<u32> = Vec::new();
+    for m in &pass.meshes {
+        if regs_used(&m.fragment.words) > scratch as usize {
+            return Err(format!(
+                "--engine rtl: mesh `{}`'s fragment shader uses {} registers; the RTL engine leaves {scratch} beside the prologue's",
+                m.name,
+                regs_used(&m.fragment.words)
+            ));
+        }
+        let pro = fragment_prologue(
+            scratch,
+            m.varyings,
+            prim_binding << 24,
+            prim_stride,
+            vertex_stride,
+        );
+        let mut words = pro.clone();
+        words.extend(relocate(
+            &m.fragment.words,
+            pro.len() as u32,
+            uniform_words.len() as u32,
+        ));
+        uniform_words.extend(&m.fragment.uniforms);
+        programs.push(words);
+    }
+    for r in &pass.resolves {
+        programs.push(relocate(&r.program.words, 0, uniform_words.len() as u32));
+        uniform_words.extend(&r.program.uniforms);
+    }
+    let longest = programs.iter().map(Vec::len).max().unwrap_or(1).max(1);
+    let entry_log2 = longest.next_power_of_two().trailing_zeros();
+    let imem_depth = ((programs.len().max(1) << entry_log2) as u32)
+        .next_power_of_two()
+        .max(16);
+    if imem_depth > 65536 {
+        return Err(format!("--engine rtl: the programs need {imem_depth} instruction words; the core has at most 65536"));
+    }
+    let uniform_bits = (uniform_words.len().max(16) as u64)
+        .next_power_of_two()
+        .trailing_zeros();
+    let cfg = EngineCfg {
+        frag: FragCfg {
+            tile: TileCfg {
+                samples: pass.samples,
+                formats: pass.targets.iter().map(|t| rt_format(t.format)).collect(),
+            },
+            core: ShaderCfg {
+                quads: 1,
+                warps: 8,
+                regs,
+                imem_depth,
+                ..ShaderCfg::default()
+            },
+            entry_log2,
+        },
+        uniform_bits: uniform_bits.max(4),
+    };
+    let design = tile_engine_top(&cfg).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
+    if opts.record {
+        sim.start_recording();
+    }
+    let e = |e: rendergen_sim::SimError| e.to_string();
+    let t = |e: rendergen_sim::kit::TbError| e.to_string();
+
+    // Memory.
+    let end = model
+        .regions()
+        .iter()
+        .map(|r| r.base + r.size())
+        .max()
+        .unwrap_or(BASE);
+    let mut mem = MemoryAgent::new(
+        &sim,
+        "mem",
+        MemCfg {
+            size: (shift(end) + 0x1000) as usize,
+            min_latency: opts.latency.0,
+            max_latency: opts.latency.1,
+            stall: opts.stall,
+            gap: opts.gap,
+            poison: rendergen_sim::models::tile::memory::POISON,
+            max_outstanding: 8,
+            seed: opts.seed,
+        },
+    )
+    .map_err(t)?;
+    let surface_regions: Vec<usize> = result
+        .surfaces
+        .iter()
+        .flatten()
+        .map(|s| s.region.0)
+        .collect();
+    for (i, r) in model.regions().iter().enumerate() {
+        mem.region(&r.name, shift(r.base), r.size());
+        if !surface_regions.contains(&i) {
+            mem.load(shift(r.base), r.bytes());
+        }
+    }
+
+    // Configuration.
+    let planes = pass.targets.len() + 1;
+    let mut enable = 0u64;
+    for (p, s) in result.surfaces.iter().enumerate() {
+        let Some(s) = s else { continue };
+        let mode = pass
+            .targets
+            .get(p)
+            .map_or(pass.depth_writeout, |t| t.writeout);
+        if pass.samples > 1 && mode != WriteMode::Average {
+            return unsupported("a static write-out mode other than the average with 4x MSAA");
+        }
+        let bytes = rendergen_sim::models::tile::pack::bytes_per_sample(s.format) as u64;
+        let pitch = pass.width as u64 * bytes;
+        let base = shift(model.base(s.region));
+        if pitch % 128 != 0 || base % 128 != 0 {
+            return Err(format!(
+                "--engine rtl: plane {p}'s rows are {pitch} bytes; the write-out needs a multiple of 128 (a width multiple of {})",
+                128 / bytes
+            ));
+        }
+        enable |= 1 << p;
+        sim.poke(sim.input(&format!("config_base_{p}")).map_err(e)?, base);
+        sim.poke(sim.input(&format!("config_pitch_{p}")).map_err(e)?, pitch);
+    }
+    let _ = planes;
+    sim.poke(sim.input("config_enable").map_err(e)?, enable);
+    for &(b, region) in &pass.buffers {
+        sim.poke(
+            sim.input(&format!("bases_{b}")).map_err(e)?,
+            shift(model.base(region)),
+        );
+    }
+    sim.poke(
+        sim.input(&format!("bases_{prim_binding}")).map_err(e)?,
+        shift(model.regions()[prim_region].base),
+    );
+    sim.poke(
+        sim.input("program_base").map_err(e)?,
+        pass.meshes.len() as u64,
+    );
+    let blend = pass
+        .meshes
+        .first()
+        .map(|m| m.blend.clone())
+        .unwrap_or_default();
+    for rt in 0..pass.targets.len() {
+        let b = blend.get(rt).copied().unwrap_or_default();
+        for (f, v) in [
+            ("enable", b.enable as u64),
+            ("colour_op", b.colour_op as u64),
+            ("src_colour", b.src_colour as u64),
+            ("dst_colour", b.dst_colour as u64),
+            ("alpha_op", b.alpha_op as u64),
+            ("src_alpha", b.src_alpha as u64),
+            ("dst_alpha", b.dst_alpha as u64),
+        ] {
+            sim.poke(sim.input(&format!("blend_{rt}_{f}")).map_err(e)?, v);
+        }
+    }
+    sim.reset(2);
+
+    // Programs and uniforms, before the first tile (the core takes `prog` while idle).
+    let (pv, pa, pw) = (
+        sim.input("prog_valid").map_err(e)?,
+        sim.input("prog_addr").map_err(e)?,
+        sim.input("prog_word").map_err(e)?,
+    );
+    for (s, words) in programs.iter().enumerate() {
+        for (k, &w) in words.iter().enumerate() {
+            sim.poke(pv, 1);
+            sim.poke(pa, ((s << entry_log2) + k) as u64);
+            sim.poke(pw, w);
+            sim.step();
+        }
+    }
+    sim.poke(pv, 0);
+    let (uv, ua, uw) = (
+        sim.input("uniform_valid").map_err(e)?,
+        sim.input("uniform_addr").map_err(e)?,
+        sim.input("uniform_word").map_err(e)?,
+    );
+    for (k, &w) in uniform_words.iter().enumerate() {
+        sim.poke(uv, 1);
+        sim.poke(ua, k as u64);
+        sim.poke(uw, w as u64);
+        sim.step();
+    }
+    sim.poke(uv, 0);
+
+    // The tiles' lists, from the command-list table.
+    let cmd = model
+        .regions()
+        .iter()
+        .find(|r| r.class == "command lists")
+        .ok_or("--engine rtl: the pass has no command lists")?;
+    let ntiles = (pass.width.div_ceil(16) * pass.height.div_ceil(16)) as usize;
+    let ntiles = opts.tiles.map_or(ntiles, |n| n.min(ntiles));
+    let tiles_x = pass.width.div_ceil(16);
+    let mut list = StreamSource::new(&sim, "list", opts.seed ^ 0x5EED).map_err(t)?;
+    for k in 0..ntiles {
+        let b = &cmd.bytes()[8 * k..8 * k + 8];
+        let entry = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let addr = shift(cmd.base) + 8 * (entry & 0xFFFF_FFFF);
+        list.send(&[addr, entry >> 32]).map_err(t)?;
+    }
+    let issue = sim.output("issue").map_err(e)?;
+    let counters: Vec<_> = ["drain", "tile_shader", "writeout"]
+        .iter()
+        .map(|n| sim.output(&format!("counters_{n}")))
+        .collect::<Result<_, _>>()
+        .map_err(e)?;
+    let frag_fault = sim.output("frag_fault").map_err(e)?;
+    let ts_fault = sim.output("ts_fault").map_err(e)?;
+    let ts_error = sim.output("ts_error").map_err(e)?;
+    let bad_op = sim.output("bad_op").map_err(e)?;
+    let mut report = RtlReport::default();
+    let start = sim.cycle();
+    let mut last_end = start;
+    let mut last_counters = [0u64; 3];
+    let mut taken = 0;
+    while taken < ntiles {
+        list.drive(&mut sim);
+        mem.drive(&mut sim);
+        list.sample(&mut sim);
+        mem.sample(&mut sim);
+        report.issued += sim.peek(issue);
+        sim.step();
+        if list.sent() as usize > taken {
+            taken = list.sent() as usize;
+            let now: Vec<u64> = counters.iter().map(|&c| sim.peek(c)).collect();
+            let k = taken - 1;
+            report.tiles.push(RtlTile {
+                tile: (k as u32 % tiles_x, k as u32 / tiles_x),
+                cycles: sim.cycle() - last_end,
+                drain: now[0] - last_counters[0],
+                tile_shader: now[1] - last_counters[1],
+                writeout: now[2] - last_counters[2],
+            });
+            last_counters = [now[0], now[1], now[2]];
+            last_end = sim.cycle();
+        }
+        for (what, port) in [("fragment shader", frag_fault), ("tile shader", ts_fault)] {
+            let code = sim.peek(port);
+            if code != 0 {
+                let name = rendergen_shader_isa::WarpError::from_code(code as u32)
+                    .map_or("?", |w| w.name());
+                return Err(format!(
+                    "--engine rtl: a {what} warp ended with error {code} ({name})"
+                ));
+            }
+        }
+        if sim.peek(ts_error) != 0 {
+            let at: Vec<u64> = (0..6)
+                .map(|k| sim.output(&format!("ts_error_at_{k}")).map(|p| sim.peek(p)))
+                .collect::<Result<_, _>>()
+                .map_err(e)?;
+            return Err(format!(
+                "--engine rtl: the tile shader (warp slot {}, lane {}) accessed binding {} at pixel ({}, {}) sample {}: outside its tile, or a plane or sample the tile buffer lacks",
+                at[0], at[1], at[2], at[3], at[4], at[5]
+            ));
+        }
+        if sim.peek(bad_op) != 0 {
+            return Err("--engine rtl: the command processor met an unknown opcode".into());
+        }
+        if sim.cycle() - start > opts.max_cycles {
+            return Err(format!(
+                "--engine rtl: no progress after {} cycles ({taken} of {ntiles} tiles done)",
+                opts.max_cycles
+            ));
+        }
+    }
+    mem.check().map_err(t)?;
+    report.cycles = sim.cycle() - start;
+    finish(&design, &mut sim);
+    for r in mem.regions() {
+        report
+            .regions
+            .push((r.name.clone(), String::new(), r.read_bytes, r.written_bytes));
+    }
+    for (i, r) in report.regions.iter_mut().enumerate() {
+        r.1 = model.regions()[i].class.clone();
+    }
+    for &i in &surface_regions {
+        let r = &model.regions()[i];
+        report
+            .surfaces
+            .push((i, mem.bytes(shift(r.base), r.size() as usize).to_vec()));
+    }
+    Ok(report)
+}
+
+/// The first difference between the RTL's surfaces and the model's, or `None` when every
+/// byte is equal (the model's memory `model` after the same pass).
+pub fn compare(report: &RtlReport, model: &Memory) -> Option<String> {
+    for (i, bytes) in &report.surfaces {
+        let r = &model.regions()[*i];
+        if let Some(k) = (0..bytes.len()).find(|&k| bytes[k] != r.bytes()[k]) {
+            return Some(format!(
+                "region `{}` byte {k}: RTL {:#04x}, model {:#04x}",
+                r.name,
+                bytes[k],
+                r.bytes()[k]
+            ));
+        }
+    }
+    None
+}

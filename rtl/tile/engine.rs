@@ -1,0 +1,358 @@
+//! The tile engine (`tile_engine`, issue 13 §1): the per-tile back end with a shader core that
+//! runs the fragment shaders and the tile shader, around one memory port.
+//!
+//! ```text
+//!  list ─► tile_backend ─ quad ─► frag_launch ─┐              ┌─ export, done ─► frag_exports ─ pixel, quad_retired ─► tile_backend
+//!            │  ts_launch ─► ts_launcher ──────┴─ launch_mux ─► core (shader_core) ─ spec ─► spec_bridge ─ ts_req/ts_resp ⇄ tile_backend
+//!            │                                                   │ ldg/stg ─► core_mem ─┐    └─ ts_done (flags, when the RESOLVE's warps are done)
+//!  mem_req ◄─ mem_merge ◄─ tile_backend's requests ──────────────┴──────────────────────┘    ldu ─► uniforms
+//! ```
+//!
+//! # Ports
+//! * `list` (a tile's command list), `config_*` (the write-out's static configuration),
+//!   `mem_req`/`mem_resp` (the memory port, `mem_port.rs`).
+//! * `prog` (program words into the core's instruction memory, accepted while no warp runs:
+//!   the driver loads every program of the frame before the first tile — draw state `s`'s
+//!   fragment program, prologue first, at word `s · 2^entry_log2`, tile program `p` at
+//!   `(program_base + p) · 2^entry_log2`), `uniform` (writes of the uniform memory),
+//!   `program_base`, `bases_<b>` (storage binding `b`'s byte address), `blend_<rt>_*` (the
+//!   blend state of each colour target for the frame).
+//! * Outputs: `outstanding`, `bad_op`, `counters_*`, `bytes_<p>` (the back end's),
+//!   `frag_fault` (the first error code of a fragment warp), `ts_error` and `ts_error_at_*`
+//!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `issue` (a warp
+//!   instruction issued this clock), `frag_warps` and `ts_warps` (warps launched).
+//!
+//! # Not here (open work, documented in the README)
+//! Several cores; sample-rate shading; late depth (`gl_FragDepth`); textures (`tex`); image
+//! loads in fragment shaders (the two-pass lighting pass); a write-out mode "every sample"
+//! from the tile shader; per-draw blend state (one blend state per target per frame).
+use super::backend::{tile_backend, BackendIn};
+use super::cmd::TileList;
+use super::core_mem::{
+    core_mem, mem_merge, uniforms, CoreMemIn, MergeIn, UniformWrite, UniformsIn,
+};
+use super::exports::{frag_exports, ExportsIn};
+use super::frag::FragCfg;
+use super::frag::{frag_launch, FragIn};
+use super::mem_port::MemResp;
+use super::tile_shader::{spec_bridge, ts_launcher, SpecIn, TsLauncherIn};
+use super::writeout::{WoConfig, WoFlags};
+use super::{BlendBits, PixelReq, TsReq};
+use crate::shader::{
+    shader_core, shader_core_top, DoneRec, ExportRec, LaunchRec, LoadReq, ProgWrite, SpecReq,
+    StoreReq, UniformReq, WarpData,
+};
+use rendergen_hdl::{pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
+
+/// Parameters of the tile engine.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EngineCfg {
+    /// The fragment side: the per-tile configuration, the core, the program slots.
+    pub frag: FragCfg,
+    /// Uniform memory words, `2^uniform_bits`, 4 ..= 16. Default 8.
+    pub uniform_bits: u32,
+}
+
+impl Default for EngineCfg {
+    fn default() -> Self {
+        EngineCfg {
+            frag: FragCfg::default(),
+            uniform_bits: 8,
+        }
+    }
+}
+
+/// One launch stream out of two: a launch's transfers are never interleaved (the grant is
+/// held from its first transfer to its `last`); the tile-shader launcher wins when both wait
+/// at a launch boundary.
+fn launch_mux(m: &mut Module, frag: Stream<LaunchRec>, ts: Stream<LaunchRec>) -> Stream<LaunchRec> {
+    let (fv, f, fr) = frag.split();
+    let (tv, t, tr) = ts.split();
+    let lock = m.reg("launch_lock", 1).reset(0); // a launch is under way
+    let lock_ts = m.reg("launch_lock_ts", 1).reset(0);
+    let pick_ts = lock.q().mux(lock_ts.q(), tv);
+    let shape = f.shape();
+    let data: LaunchRec = unpack(&shape, pick_ts.mux(pack(&t), pack(&f)));
+    let last = data.last;
+    let (out, ready) = Stream::offer(m, "launch", pick_ts.mux(tv, fv), data);
+    fr.drive(!pick_ts & ready);
+    tr.drive(pick_ts & ready);
+    let fire = pick_ts.mux(tv, fv) & ready;
+    lock.next((lock.q() | fire) & !(fire & last));
+    lock_ts.next_when(fire & !lock.q(), pick_ts);
+    out
+}
+
+/// The engine's body (module docs): everything but the core, which [`tile_engine_top`]
+/// instantiates beside it and wires through `core_*` streams.
+fn engine_body(m: &mut Module, cfg: &EngineCfg) {
+    let fc = &cfg.frag;
+    let tc = &fc.tile;
+    let core = m.instance("core", "shader_core", &fc.core, |c| {
+        shader_core(c, &fc.core);
+    });
+    let sw = fc.core.slot_bits();
+    let lw = fc.core.lane_bits();
+
+    // Back end, with its loops.
+    let (pixel, pixel_plug) = m.io_loop::<Stream<PixelReq>>("pixel", &PixelReq::shape(tc));
+    let (ts_req, ts_req_plug) = m.io_loop::<Stream<TsReq>>("ts_req", &TsReq::shape(tc));
+    let (ts_done, ts_done_plug) = m.io_loop::<Stream<WoFlags>>("ts_done", &WoFlags::shape(tc));
+    let (be_resp, be_resp_plug) = m.io_loop::<Stream<MemResp>>("backend_resp", &MemResp::SHAPE);
+    let retired = m.wire("quad_retired", 1);
+    let list = m.input_stream("list", &TileList::SHAPE);
+    let config = m.input_bundle("config", &WoConfig::shape(tc));
+    let backend = m.child(
+        "tile_backend",
+        tc,
+        BackendIn {
+            list,
+            config,
+            mem_resp: be_resp,
+            pixel,
+            quad_retired: retired.sig(),
+            ts_req,
+            ts_done,
+        },
+        tile_backend,
+    );
+
+    // Fragment launches.
+    let launch_slot = core.output("launch_slot");
+    let room = m.wire("rob_room", 1);
+    let (qv, q, qr) = backend.quad.split();
+    let (quad, quad_ready) = Stream::offer(m, "quad_gated", qv & room.sig(), q);
+    qr.drive(quad_ready);
+    let frag = m.child(
+        "frag_launch",
+        fc,
+        FragIn {
+            quad,
+            tile: backend.tile,
+            launch_slot,
+        },
+        frag_launch,
+    );
+
+    // Tile-shader launches.
+    let (tl_v, tl, tl_r) = backend.ts_launch.split();
+    let (ts_launch, tl_ready) = Stream::offer(m, "ts_launch_tap", tl_v, tl);
+    tl_r.drive(tl_ready);
+    let program_base = m.input("program_base", 8);
+    let ts = m.child(
+        "ts_launcher",
+        fc,
+        TsLauncherIn {
+            ts_launch,
+            program_base,
+        },
+        ts_launcher,
+    );
+    let launch = launch_mux(m, frag.launch, ts.launch);
+    core.connect_stream("launch", launch);
+    let prog = m.input_stream::<ProgWrite>(
+        "prog",
+        &ProgWrite {
+            addr: fc.core.imem_bits(),
+            word: 64,
+        },
+    );
+    core.connect_stream("prog", prog);
+
+    // Which side a warp's `done` belongs to: the tile shader's while a RESOLVE runs (the
+    // drain barrier keeps fragment warps out of it).
+    let ts_active = m.reg("ts_active", 1).reset(0);
+    let all_launched = m.reg("ts_all_launched", 1).reset(0);
+    let ts_dones = m.reg("ts_dones", 7).reset(0);
+    let done_shape = DoneRec {
+        slot: sw,
+        code: 4,
+        pc: 32,
+        executed: 32,
+    };
+    let (dv, d, dr) = core
+        .output_stream::<DoneRec>(m, "done", &done_shape)
+        .split();
+    let to_ts = ts_active.q() | tl_v;
+    let (frag_done, frag_done_ready) = Stream::offer(m, "frag_done", dv & !to_ts, d.clone());
+    dr.drive(to_ts | frag_done_ready);
+    let ts_done_fire = m.wire("ts_done_fire", 1);
+    let ts_warp_done = dv & to_ts;
+    let ts_fault = m.reg("ts_fault", 4).reset(0);
+    ts_fault.next_when(ts_warp_done & d.code.ne(0) & ts_fault.q().eq(0), d.code);
+    ts_active.next((ts_active.q() | tl_v) & !ts_done_fire.sig());
+    all_launched.next((all_launched.q() | ts.all_launched) & !ts_done_fire.sig());
+    let restart = tl_v & !ts_active.q();
+    ts_dones.next(restart.mux(m.lit(0, 7), ts_dones.q() + ts_warp_done.zext(7)));
+
+    let export_shape = ExportRec {
+        slot: sw,
+        lane: lw,
+        loc: 32,
+        count: 3,
+        data: vec![32; 4],
+    };
+    let export = core.output_stream::<ExportRec>(m, "export", &export_shape);
+    let blend: Vec<BlendBits> = (0..tc.formats.len())
+        .map(|rt| m.input_bundle(&format!("blend_{rt}"), &BlendBits::SHAPE))
+        .collect();
+    let ex = m.child(
+        "frag_exports",
+        fc,
+        ExportsIn {
+            launched: frag.launched,
+            export,
+            done: frag_done,
+            blend,
+        },
+        frag_exports,
+    );
+    pixel_plug.connect(ex.pixel);
+    retired.drive(ex.retired);
+    room.drive(ex.room);
+    m.output("frag_fault", ex.fault);
+
+    // The special port.
+    let spec_shape = SpecReq {
+        slot: sw,
+        lane: lw,
+        func: 32,
+        a: 32,
+        b: 32,
+        helper: 1,
+    };
+    let spec_req = core.output_stream::<SpecReq>(m, "spec_req", &spec_shape);
+    let bridge = m.child(
+        "spec_bridge",
+        fc,
+        SpecIn {
+            spec_req,
+            ts_resp: backend.ts_resp,
+            tile_begin: backend.tile_begin,
+        },
+        spec_bridge,
+    );
+    ts_req_plug.connect(bridge.ts_req);
+    core.connect_stream("spec_resp", bridge.spec_resp);
+    let finished = ts_active.q() & all_launched.q() & ts_dones.q().eq(ts.warps);
+    let (done_out, done_ready) = Stream::offer(m, "ts_done", finished, bridge.flags);
+    ts_done_fire.drive(finished & done_ready);
+    ts_done_plug.connect(done_out);
+    m.output("ts_error", bridge.error);
+    for (k, s) in bridge.error_at.into_iter().enumerate() {
+        m.output(&format!("ts_error_at_{k}"), s);
+    }
+    m.output("ts_fault", ts_fault.q());
+
+    // Memory.
+    let bases: Vec<Sig> = (0..16)
+        .map(|b| m.input(&format!("bases_{b}"), 32))
+        .collect();
+    let (cm_resp, cm_resp_plug) = m.io_loop::<Stream<MemResp>>("core_mem_resp", &MemResp::SHAPE);
+    let ldg_req = core.output_stream::<LoadReq>(
+        m,
+        "ldg_req",
+        &LoadReq {
+            slot: sw,
+            lane: lw,
+            addr: 32,
+        },
+    );
+    let stg_req = core.output_stream::<StoreReq>(
+        m,
+        "stg_req",
+        &StoreReq {
+            slot: sw,
+            lane: lw,
+            addr: 32,
+            data: 32,
+        },
+    );
+    let cm = m.child(
+        "core_mem",
+        &(),
+        CoreMemIn {
+            ldg_req,
+            stg_req,
+            mem_resp: cm_resp,
+            bases,
+        },
+        core_mem,
+    );
+    core.connect_stream("ldg_resp", cm.ldg_resp);
+    let mem_resp = m.input_stream("mem_resp", &MemResp::SHAPE);
+    let merged = m.child(
+        "mem_merge",
+        &(),
+        MergeIn {
+            backend: backend.mem_req,
+            core: cm.mem_req,
+            mem_resp,
+        },
+        mem_merge,
+    );
+    be_resp_plug.connect(merged.backend_resp);
+    cm_resp_plug.connect(merged.core_resp);
+    m.output_stream("mem_req", merged.mem_req);
+
+    // Uniforms.
+    let ldu_req = core.output_stream::<UniformReq>(
+        m,
+        "ldu_req",
+        &UniformReq {
+            slot: sw,
+            index: 32,
+        },
+    );
+    let uniform_write = m.input_stream::<UniformWrite>(
+        "uniform",
+        &UniformWrite {
+            addr: cfg.uniform_bits,
+            word: 32,
+        },
+    );
+    let ldu_resp: Stream<WarpData> = m.child(
+        "uniforms",
+        &cfg.uniform_bits,
+        UniformsIn {
+            write: uniform_write,
+            ldu_req,
+        },
+        uniforms,
+    );
+    core.connect_stream("ldu_resp", ldu_resp);
+
+    // No texture unit: the core's `tex` port is tied off (a `tex` would hang its warp).
+    core.connect("tex_req_ready", m.lit(1, 1));
+    core.connect("tex_resp_valid", m.lit(0, 1));
+    core.connect("tex_resp_slot", m.lit(0, sw));
+    core.connect("tex_resp_quad", m.lit(0, fc.core.quad_bits()));
+    for k in 0..16 {
+        core.connect(&format!("tex_resp_texels_{k}"), m.lit(0, 32));
+    }
+
+    // Back-end outputs and statistics.
+    m.output("outstanding", backend.outstanding);
+    m.output("bad_op", backend.bad_op);
+    m.output_bundle("counters", &backend.counters);
+    for (k, b) in backend.bytes.into_iter().enumerate() {
+        m.output(&format!("bytes_{k}"), b);
+    }
+    m.output("issue", core.output("issue"));
+}
+
+/// The tile engine top (catalogue `tile_engine`; ports in the module docs).
+///
+/// * **Errors:** the per-tile configuration's (`samples`, `rts`), the core's (`core.quads`
+///   must be 1; `regs` 16 ..= 256 …), `entry_log2` 0 ..= 16, `uniform_bits` 4 ..= 16.
+pub fn tile_engine_top(cfg: &EngineCfg) -> Result<Design, ElabErrors> {
+    // The core's own parameter errors surface here.
+    shader_core_top(&cfg.frag.core)?;
+    Design::build_with_params("tile_engine", &format!("{cfg:?}"), |m| {
+        let ok = cfg.frag.check(m) & m.check_param("uniform_bits", cfg.uniform_bits as u64, 4..=16);
+        if !ok {
+            return;
+        }
+        engine_body(m, cfg);
+    })
+}

@@ -1,0 +1,326 @@
+//! The fragment launcher (`frag_launch`): one [`QuadFrag`] becomes one warp launch of a
+//! one-quad shader core (`rtl/shader`), with the fragment-stage built-ins computed here in
+//! fixed function and the inputs of the perspective-correct varyings handed to a prologue the
+//! core runs before the fragment shader ([`fragment_prologue`]).
+//!
+//! # Where the barycentrics are computed (issue 13 §1, step 1)
+//! The frame model (`sim/models/tile/frame/fragment.rs`) launches a fragment warp with
+//! `r0, r1` = the pixel centre, `r2` = the D24 depth as binary32, `r3` = `gl_FragCoord.w`
+//! interpolated, `r4` = front facing, `r5` = the sample, `r(8 + k)` = varying word `k`, the
+//! last two by `raster::barycentrics` and `raster::interpolate`: binary32 `mul`, `add`, `rcp`,
+//! `fma` of D6 in a fixed order. Those are shader-core instructions (`fmul`, `fadd`, `rcp`,
+//! `ffma`, bit-exact with the model's `fp32`), so the **core** computes them: the launcher
+//! writes `f_i` (the quad's `bary`), `rw_i` and the primitive id into eight scratch registers
+//! at the top of the register file, and the prologue (prepended to every fragment shader by
+//! the driver) runs the model's operations in the model's order, loads the three vertices'
+//! varying words from the primitive buffer with `ldg`, and zeroes its scratch registers before
+//! the shader's first instruction (which then sees the interpreter's start state). Only what
+//! needs no floating-point unit is fixed function here: the pixel centres (exact integers
+//! + 0.5) and the depth conversion ([`unorm24_to_f32`]).
+//!
+//! # Launch (per quad, in this order, one register of all four lanes per transfer)
+//! `r0` x, `r1` y (`tile·16 + 2·q + i + 0.5`), `r2` depth (lane's sample 0), `r4` front facing,
+//! `rS..rS+2` = `f_0, f_1, f_2` per lane, `rS+3..rS+5` = `rw_0..rw_2`, `rS+6` = primitive id,
+//! with `S = scratch`; the last transfer carries `pc = state · 2^entry_log2` (the draw state's
+//! program: the driver loads program `s` at that word), the helper lanes (pixels with no
+//! covered sample) and `warp_id` 0 (the model's). `r5` (sample) and `r3` are not
+//! sent (0, and computed by the prologue).
+use super::raster::int_to_f32;
+use super::{QuadFrag, TileCfg, PRIM_BITS, STATE_BITS, TILE_COORD_BITS};
+use crate::fp::fma::leading_zeros;
+use crate::shader::{LaunchRec, ShaderCfg};
+use rendergen_hdl::{cat, cat_lsb_first, index_select, Bundle, Io, Module, Sig, Stream};
+
+/// Launch transfers per quad.
+pub const TRANSFERS: u32 = 11;
+/// Scratch registers the launcher and the prologue use (at the top of the register file).
+pub const SCRATCH_REGS: u32 = 8;
+
+/// Parameters of [`frag_launch`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FragCfg {
+    /// The tile engine's per-tile configuration (samples, render targets).
+    pub tile: TileCfg,
+    /// The shader core (`quads` must be 1: a warp is one quad).
+    pub core: ShaderCfg,
+    /// Program `s` starts at word `s · 2^entry_log2`, 0 ..= 16. Default 8.
+    pub entry_log2: u32,
+}
+
+impl Default for FragCfg {
+    fn default() -> Self {
+        FragCfg {
+            tile: TileCfg::default(),
+            core: ShaderCfg::default(),
+            entry_log2: 8,
+        }
+    }
+}
+
+impl FragCfg {
+    /// The first scratch register (`regs − 8`).
+    pub fn scratch(&self) -> u32 {
+        self.core.regs - SCRATCH_REGS
+    }
+
+    /// Checks the parameters (errors name them and their range); false if any is bad.
+    pub fn check(&self, m: &mut Module) -> bool {
+        let quads_ok = self.core.quads == 1
+            || m.param_error(
+                "core.quads",
+                self.core.quads as u64,
+                "1 (one quad per fragment warp)",
+            );
+        let regs_ok = m.check_param("core.regs", self.core.regs as u64, 16..=256);
+        let entry_ok = m.check_param("entry_log2", self.entry_log2 as u64, 0..=16);
+        self.tile.check(m) & quads_ok & regs_ok & entry_ok
+    }
+}
+
+/// A launched quad, for the export collector (in launch order).
+#[derive(Bundle, Clone, Debug, PartialEq)]
+pub struct Launched<T = Sig> {
+    /// The warp slot the core gave it.
+    pub slot: T,
+    /// Quad column.
+    pub qx: T,
+    /// Quad row.
+    pub qy: T,
+    /// Lanes to write (after the depth test).
+    pub coverage: T,
+    /// Draw state.
+    pub state: T,
+}
+
+impl Launched<u32> {
+    /// The shape for `cfg`.
+    pub fn shape(cfg: &FragCfg) -> Launched<u32> {
+        Launched {
+            slot: cfg.core.slot_bits(),
+            qx: 3,
+            qy: 3,
+            coverage: cfg.tile.lanes() as u32,
+            state: STATE_BITS,
+        }
+    }
+}
+
+/// What [`frag_launch`] takes.
+#[derive(Io)]
+pub struct FragIn {
+    /// Quads from the rasteriser (after early depth).
+    pub quad: Stream<QuadFrag>,
+    /// The current tile's column and row ([`TILE_COORD_BITS`] each).
+    pub tile: [Sig; 2],
+    /// The slot the core puts the launch on `launch` into.
+    pub launch_slot: Sig,
+}
+
+/// What [`frag_launch`] gives.
+#[derive(Io)]
+pub struct FragOut {
+    /// Launch transfers for the core.
+    pub launch: Stream<LaunchRec>,
+    /// The quads launched, in order (a push per quad, at its last transfer).
+    pub launched: Stream<Launched>,
+}
+
+/// `d / (2^24 − 1)` rounded to binary64, then to binary32 (the model's
+/// `(d as f64 / DEPTH_MAX as f64) as f32`), bit for bit.
+///
+/// The quotient's binary expansion is the 24-bit pattern of `d` repeated forever, so the
+/// binary64 rounding never ties (a 1 always follows): the 53 bits after the leading one plus
+/// the next bit; then binary32 rounding to nearest even of that. Combinational.
+pub fn unorm24_to_f32(m: &mut Module, d: Sig) -> Sig {
+    let pattern = cat(&[d, d, d, d]); // 96 bits, bit 95 = d's MSB
+    let lz = leading_zeros(m, d).resize(5);
+    let norm = pattern.shl(lz.zext(7));
+    let sig53 = norm.bits(95, 43);
+    let round = norm.bit(42);
+    let f64_sig = sig53.add_full(round.zext(53)); // 54 bits
+    let carry64 = f64_sig.bit(53);
+    let m24 = f64_sig.bits(52, 29);
+    let guard = f64_sig.bit(28);
+    let sticky = f64_sig.bits(27, 0).any();
+    let up = guard & (sticky | m24.bit(0));
+    let rounded = m24.add_full(up.zext(24)); // 25 bits
+    let carry32 = carry64 | rounded.bit(24);
+    let mantissa = carry64.mux(m.lit(0, 23), rounded.bits(22, 0));
+    let exponent = m.lit(126, 8) - lz.zext(8) + carry32.zext(8);
+    let bits = cat(&[m.lit(0, 1), exponent, mantissa]);
+    let one = m.lit(0x3F80_0000, 32);
+    let max = (1u64 << 24) - 1;
+    d.eq(0).mux(m.lit(0, 32), d.eq(max).mux(one, bits))
+}
+
+/// `n + 0.5` as binary32 for an unsigned integer `n` below 2^23 (exact).
+fn centre_f32(m: &mut Module, n: Sig) -> Sig {
+    let twice = cat(&[n, m.lit(1, 1)]).zext(32); // 2n + 1, positive
+    let f = int_to_f32(m, twice);
+    // Halve: the exponent minus one (2n + 1 ≥ 1 is a normal number).
+    cat(&[f.bit(31), f.bits(30, 23) - 1, f.bits(22, 0)])
+}
+
+/// Turns each quad into [`TRANSFERS`] launch transfers (module docs).
+///
+/// * **Protocol:** stream rules; quads in order; `quad` is taken with its last transfer, and
+///   `launched` is offered in that cycle (it must not stall: the engine's order FIFO has a
+///   place for every warp slot).
+/// * **Timing:** one transfer per clock while the core takes them: [`TRANSFERS`] clocks per
+///   quad; `launch.valid` and data are combinational from `quad` and a 4-bit counter.
+/// * **Cost:** a 4-bit transfer counter; the built-ins' converters
+///   (four `int_to_f32` per coordinate, four [`unorm24_to_f32`]).
+pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
+    let FragIn {
+        quad,
+        tile,
+        launch_slot,
+    } = i;
+    let (valid, q, ready) = quad.split();
+    let s = cfg.tile.samples as usize;
+    let rw_bits = cfg.core.reg_bits();
+    let step = m.reg("step", 4).reset(0);
+    let last = step.q().eq((TRANSFERS - 1) as u64);
+
+    let coord = |m: &mut Module, t: Sig, qc: Sig, off: u64| {
+        let n = cat(&[t.resize(TILE_COORD_BITS), qc, m.lit(off, 1)]); // t·16 + 2q + off
+        centre_f32(m, n)
+    };
+    let xs: Vec<Sig> = (0..4).map(|p| coord(m, tile[0], q.qx, p & 1)).collect();
+    let ys: Vec<Sig> = (0..4).map(|p| coord(m, tile[1], q.qy, p >> 1)).collect();
+    let zs: Vec<Sig> = (0..4).map(|p| unorm24_to_f32(m, q.depth[p * s])).collect();
+    let all = |v: Sig| vec![v; 4];
+    let scratch = cfg.scratch() as u64;
+    let mut rows: Vec<(u64, Vec<Sig>)> =
+        vec![(0, xs), (1, ys), (2, zs), (4, all(q.front.zext(32)))];
+    for k in 0..3 {
+        rows.push((scratch + k as u64, (0..4).map(|p| q.bary[p][k]).collect()));
+    }
+    for k in 0..3 {
+        rows.push((scratch + 3 + k as u64, all(q.rw[k])));
+    }
+    rows.push((scratch + 6, all(q.prim.resize(PRIM_BITS).zext(32))));
+    debug_assert_eq!(rows.len() as u32, TRANSFERS);
+    let reg = index_select(
+        step.q(),
+        &rows.iter().map(|r| m.lit(r.0, rw_bits)).collect::<Vec<_>>(),
+    );
+    let data: Vec<Sig> = (0..4)
+        .map(|lane| {
+            let choices: Vec<Sig> = rows.iter().map(|r| r.1[lane]).collect();
+            index_select(step.q(), &choices)
+        })
+        .collect();
+    let helpers = cat_lsb_first(
+        &(0..4)
+            .map(|p| {
+                !q.coverage
+                    .bits((p * s + s - 1) as u32, (p * s) as u32)
+                    .any()
+            })
+            .collect::<Vec<_>>(),
+    );
+    let pc = (q.state.zext(32) << cfg.entry_log2).resize(32);
+    let rec = LaunchRec {
+        write: m.lit(1, 1),
+        reg,
+        data,
+        last,
+        pc,
+        helpers,
+        warp_id: m.lit(0, 32),
+    };
+    let (launch, launch_ready) = Stream::offer(m, "launch", valid, rec);
+    let fire = valid & launch_ready;
+    let done = fire & last;
+    step.next(fire.mux(last.mux(m.lit(0, 4), step.q() + 1), step.q()));
+    ready.drive(done);
+    let info = Launched {
+        slot: launch_slot,
+        qx: q.qx,
+        qy: q.qy,
+        coverage: q.coverage,
+        state: q.state,
+    };
+    let (launched, _always_ready) = Stream::offer(m, "launched", done, info);
+    FragOut { launch, launched }
+}
+
+/// The prologue of a fragment shader for the launcher's register layout: binary32
+/// barycentrics and `gl_FragCoord.w` exactly as `sim/models/tile/raster.rs`'s
+/// `barycentrics`/`interpolate`, then `4 · varyings` varying words `r(8 + k)` from the
+/// primitive buffer, then the scratch registers zeroed. It has no control flow, so the
+/// shader after it needs its jump targets moved by its length ([`relocate`]).
+///
+/// * `scratch`: the first of the eight scratch registers ([`FragCfg::scratch`]).
+/// * `prim_base`: the byte address (as the core's `ldg` sees it) of primitive 0's record;
+///   `prim_stride`: words per primitive; `vertex_stride`: words per vertex (`rw` then the
+///   varying words) — the frame model's primitive buffer layout.
+pub fn fragment_prologue(
+    scratch: u32,
+    varyings: u32,
+    prim_base: u32,
+    prim_stride: u32,
+    vertex_stride: u32,
+) -> Vec<u64> {
+    let r = |k: u32| format!("r{}", scratch + k);
+    let mut a = String::new();
+    let mut line = |s: String| {
+        a.push_str(&s);
+        a.push('\n');
+    };
+    // p_i = f_i · rw_i; s = (p_0 + p_1) + p_2; r = rcp(s); b_i = p_i · r.
+    for k in 0..3 {
+        line(format!("fmul {}, {}, {}", r(k), r(k), r(3 + k)));
+    }
+    line(format!("fadd {}, {}, {}", r(7), r(0), r(1)));
+    line(format!("fadd {}, {}, {}", r(7), r(7), r(2)));
+    line(format!("rcp {}, {}", r(7), r(7)));
+    for k in 0..3 {
+        line(format!("fmul {}, {}, {}", r(k), r(k), r(7)));
+    }
+    // gl_FragCoord.w = fma(b_2, rw_2, fma(b_1, rw_1, b_0 · rw_0)).
+    line(format!("fmul {}, {}, {}", r(7), r(0), r(3)));
+    line(format!("ffma {}, {}, {}, {}", r(7), r(1), r(4), r(7)));
+    line(format!("ffma r3, {}, {}, {}", r(2), r(5), r(7)));
+    line(format!(
+        "imuli {}, {}, {}",
+        r(6),
+        r(6),
+        4u64 * prim_stride as u64
+    ));
+    for k in 0..4 * varyings {
+        for v in 0..3 {
+            let off = prim_base as u64 + 4 * (v * vertex_stride + 1 + k) as u64;
+            line(format!("ldg {}, {}, {}", r(3 + v), r(6), off as u32));
+        }
+        line(format!("fmul {}, {}, {}", r(7), r(0), r(3)));
+        line(format!("ffma {}, {}, {}, {}", r(7), r(1), r(4), r(7)));
+        line(format!("ffma r{}, {}, {}, {}", 8 + k, r(2), r(5), r(7)));
+    }
+    for k in 0..SCRATCH_REGS {
+        line(format!("movi {}, 0", r(k)));
+    }
+    rendergen_shader_isa::asm::assemble(&a).expect("the prologue assembles")
+}
+
+/// `program` with every control instruction's target moved by `by` words (it is loaded `by`
+/// words after a prologue) and every `ldu` index by `uniforms` (its uniform words start there
+/// in the engine's uniform memory).
+pub fn relocate(program: &[u64], by: u32, uniforms: u32) -> Vec<u64> {
+    use rendergen_shader_isa::{Inst, Opcode};
+    program
+        .iter()
+        .map(|&w| match Inst::decode(w) {
+            Ok(mut i) if i.op.format().has_target() => {
+                i.imm = i.imm.wrapping_add(by);
+                i.encode()
+            }
+            Ok(mut i) if i.op == Opcode::Ldu => {
+                i.imm = i.imm.wrapping_add(uniforms);
+                i.encode()
+            }
+            _ => w,
+        })
+        .collect()
+}
