@@ -52,8 +52,13 @@ pub struct ConvArgs {
     #[arg(short = 'o', long = "out", value_name = "OUT.png")]
     out: PathBuf,
     /// gauss3, gauss5, box3, sobel-x, sobel-y, sharpen, or a JSON kernel file.
-    #[arg(long)]
-    kernel: String,
+    #[arg(long, required_unless_present = "shader", conflicts_with = "shader")]
+    kernel: Option<String>,
+    /// A GLSL kernel fragment shader instead of --kernel: compiled, passed through the
+    /// kernel-shader pass (reports whether it fired or which check refused), and run, original
+    /// and converted (model engine; e.g. gen/conv/examples/gauss3.glsl).
+    #[arg(long, value_name = "FILE.glsl")]
+    shader: Option<PathBuf>,
     /// Which shader runs.
     #[arg(long, value_enum, default_value_t = ConvMode::Collective)]
     mode: ConvMode,
@@ -98,20 +103,19 @@ pub fn run(a: ConvArgs) -> Result<(), Failure> {
             a.cache_lines
         )));
     }
-    let k = kernel(&a.kernel)?;
     let name = a.input.display().to_string();
     let bytes =
         std::fs::read(&a.input).map_err(|e| Failure::usage(format!("cannot read {name}: {e}")))?;
     let img = Image::read_png(&name, &bytes).map_err(Failure::usage)?;
+    if let Some(path) = &a.shader {
+        return run_shader(&a, path, &img);
+    }
+    let k = kernel(a.kernel.as_deref().expect("clap: --kernel or --shader"))?;
     let mode = match a.mode {
         ConvMode::Baseline => Mode::Baseline,
         ConvMode::Collective => Mode::Collective,
     };
-    let border = match a.border {
-        ConvBorder::Clamp => Border::Clamp,
-        ConvBorder::Repeat => Border::Repeat,
-        ConvBorder::Mirror => Border::Mirror,
-    };
+    let border = border(a.border);
     let result = match a.engine {
         ConvEngine::Model => conv::run_model(&img, &k, mode, border),
         ConvEngine::Rtl => rtl::run_rtl(
@@ -145,6 +149,61 @@ pub fn run(a: ConvArgs) -> Result<(), Failure> {
         o.insert("kernel".into(), format!("{}x{}", k.w, k.h).into());
         o.insert("width".into(), img.width.into());
         o.insert("height".into(), img.height.into());
+        println!("{j}");
+    }
+    Ok(())
+}
+
+fn border(b: ConvBorder) -> Border {
+    match b {
+        ConvBorder::Clamp => Border::Clamp,
+        ConvBorder::Repeat => Border::Repeat,
+        ConvBorder::Mirror => Border::Mirror,
+    }
+}
+
+/// `--shader FILE.glsl`: the kernel-shader pass on a user's shader, then both runs.
+fn run_shader(a: &ConvArgs, path: &std::path::Path, img: &Image) -> Result<(), Failure> {
+    if matches!(a.engine, ConvEngine::Rtl) {
+        return Err(Failure::usage(
+            "--shader runs on --engine model (the RTL engine runs the built-in kernels)"
+                .to_string(),
+        ));
+    }
+    let file = path.display().to_string();
+    let src = std::fs::read_to_string(path)
+        .map_err(|e| Failure::usage(format!("--shader {file}: cannot read: {e}")))?;
+    let r = conv::shader::run_shader(img, &src, &file, border(a.border)).map_err(Failure::usage)?;
+    match &r.pass.outcome {
+        Err(refusal) => eprintln!("kernel-shader pass: kept the original ({refusal})"),
+        Ok(an) => eprintln!(
+            "kernel-shader pass: fired, {} samples ({} bilinear) -> {} raw broadcast footprints per quad; variants {:?}, selected {:?}",
+            an.samples.len(),
+            an.bilinear_samples(),
+            an.footprints(),
+            r.pass.variants.iter().map(|v| v.kind).collect::<Vec<_>>(),
+            r.pass.selection
+        ),
+    }
+    let out = r.converted.as_ref().unwrap_or(&r.original);
+    let png = out.image.png().map_err(Failure::check)?;
+    write_output(&a.out, |w| w.write_all(&png)).map_err(Failure::check)?;
+    let identical = r.converted.as_ref().map(|c| c.image == r.original.image);
+    if let Some(false) = identical {
+        eprintln!("the converted image differs from the original's (expected with the bilinear reversal: exact fractions)");
+    }
+    if a.json {
+        let j = serde_json::json!({
+            "engine": "model",
+            "border": format!("{:?}", a.border).to_lowercase(),
+            "shader": file,
+            "width": img.width,
+            "height": img.height,
+            "pass": r.pass_json(),
+            "original": conv::stats_json(&r.original.stats),
+            "converted": r.converted.as_ref().map(|c| conv::stats_json(&c.stats)),
+            "images_identical": identical,
+        });
         println!("{j}");
     }
     Ok(())

@@ -30,11 +30,20 @@
 //! | T19 | one footprint per clock sustained | — | `texture::latency_and_throughput` |
 //! | T20 | Verilog, Verilator and Yosys | — | `texture::texture_unit_lint_clean`, `texture::system::system_lint_clean`, `…::system_cosim_iverilog_and_verilator` |
 //! | T10 | sideband | carried in every answer and checked with its tags | the same tests |
+//! | T16 | bilinear reversal: a 4-sample linear-filtered GLSL shader converted to 7 raw taps; matches the f64 7-tap golden, the original within the filter's fraction quantisation | `rendergen-shader-compiler --test collective t16_bilinear_reversal`; odd counts, both variants, helper: `…::odd_counts_two_variants_and_the_helper` | — |
+//! | T17 | the compiler's kernel-shader checks (§A.12), each both ways | `rendergen-shader-compiler --test collective t17_every_check_both_ways` | — |
+//! | §2 | the pass on GLSL kernels (gauss3, gauss5, box3, sobel-x, 1×7, 7×1, 19×1 split): converted programs bit-identical to the originals on the unit's model, counts per quad | `…::kernels_convert_and_run_bit_identical`, `…::one_quad_counts`; `--shader`: `conv::tests::shader_examples_convert_and_run` | — |
 //!
-//! Not built: T16 (bilinear reversal) and T17 (the compiler's kernel-shader checks).
+//! # A user's kernel shader (`--shader FILE.glsl`, [`mod@shader`])
+//! The kernel-shader pass (`rendergen_shader_compiler::collective`) compiles a GLSL fragment
+//! shader that convolves around `gl_FragCoord`, reports whether it converted it to the
+//! collective fetch (or which check of §A.12 refused), and runs the original and the
+//! selected program on the model engine (examples: `gen/conv/examples/gauss3.glsl`,
+//! `blur9-bilinear.glsl`).
 
 pub mod program;
 pub mod rtl;
+pub mod shader;
 
 use rendergen_sim::models::shader::{run, Config, Launch};
 use rendergen_sim::models::texture::system::{TexEnv, TexStats};

@@ -349,3 +349,82 @@ fn t8_mac_counts() {
         }
     }
 }
+
+/// `rendergen conv --shader`: the example kernel shaders through the kernel-shader pass and
+/// both runs (issue 14 §2). gauss3.glsl converts to the direct variant (4 footprints per quad
+/// instead of 36, bit-identical image) and convolves like the `gauss3` preset (within one step
+/// per channel: the shader rounds a binary32 sum); blur9-bilinear.glsl gets both variants and
+/// the helper picks the reversal; a 3-sample shader is kept, naming the check.
+#[test]
+fn shader_examples_convert_and_run() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/conv/examples/");
+    let img = scene(64, 64, 5);
+    let quads = 32 * 32;
+    let src = std::fs::read_to_string(format!("{dir}gauss3.glsl")).unwrap();
+    let r = shader::run_shader(&img, &src, "gauss3.glsl", Border::Clamp).unwrap();
+    let a = r.pass.outcome.as_ref().unwrap();
+    assert_eq!((a.samples.len(), a.footprints()), (9, 4));
+    let conv = r.converted.as_ref().expect("fired");
+    assert!(conv.image == r.original.image, "bit-identical");
+    assert_eq!(r.original.stats.footprints, 36 * quads);
+    assert_eq!(conv.stats.footprints, 4 * quads);
+    assert_eq!(conv.stats.texel_reads, 16 * quads);
+    assert_eq!(conv.stats.reg_writes, 64 * quads);
+    assert_eq!(conv.stats.filter_active, 0);
+    let preset = run_model(
+        &img,
+        &Kernel::preset("gauss3").unwrap(),
+        Mode::Baseline,
+        Border::Clamp,
+    )
+    .unwrap();
+    for (p, (&a, &b)) in preset
+        .image
+        .texels
+        .iter()
+        .zip(&conv.image.texels)
+        .enumerate()
+    {
+        for c in 0..4 {
+            let (x, y) = ((a >> (8 * c)) & 255, (b >> (8 * c)) & 255);
+            assert!(x.abs_diff(y) <= 1, "pixel {p} channel {c}: {x} vs {y}");
+        }
+    }
+    let j = r.pass_json();
+    assert_eq!(j["fired"], true);
+    assert_eq!(j["selected"], "direct");
+
+    let src = std::fs::read_to_string(format!("{dir}blur9-bilinear.glsl")).unwrap();
+    let r = shader::run_shader(&img, &src, "blur9-bilinear.glsl", Border::Clamp).unwrap();
+    let a = r.pass.outcome.as_ref().unwrap();
+    assert_eq!(
+        (a.samples.len(), a.bilinear_samples(), a.taps),
+        (5, 4, (-4, 4, 0, 0))
+    );
+    assert_eq!(r.pass.variants.len(), 2, "odd count: both variants");
+    assert_eq!(r.pass_json()["selected"], "reversed");
+    let conv = r.converted.as_ref().unwrap();
+    assert_eq!(conv.stats.filter_active, 0);
+    for (&a, &b) in r.original.image.texels.iter().zip(&conv.image.texels) {
+        for c in 0..4 {
+            let (x, y) = ((a >> (8 * c)) & 255, (b >> (8 * c)) & 255);
+            assert!(
+                x.abs_diff(y) <= 1,
+                "reversal moves a channel by at most one step"
+            );
+        }
+    }
+
+    let three = src
+        .lines()
+        .filter(|l| !l.contains("3.2307692308"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let r = shader::run_shader(&img, &three, "three.glsl", Border::Clamp).unwrap();
+    assert_eq!(
+        r.pass.outcome.as_ref().unwrap_err().check(),
+        "enough samples"
+    );
+    assert!(r.converted.is_none());
+    assert_eq!(r.pass_json()["check"], "enough samples");
+}

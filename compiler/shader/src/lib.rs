@@ -15,6 +15,7 @@
 
 pub mod abi;
 pub mod back;
+pub mod collective;
 pub mod front;
 pub mod ir;
 pub mod launch;
