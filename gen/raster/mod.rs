@@ -15,11 +15,12 @@ pub mod rtl;
 pub mod scene;
 
 use rendergen_shader_compiler::{compile, Compiled, Lang, Options, ShaderStage};
+use rendergen_sim::models::texture::TexDesc;
 use rendergen_sim::models::tile::buffer::{BlendState, Format};
 use rendergen_sim::models::tile::command;
 use rendergen_sim::models::tile::frame::{
     run_pass_with_progress, Attribute, FrameError, Mesh, Pass, PassResult, Program, Resolve,
-    Surface, Target,
+    Surface, Target, Texture,
 };
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::pack;
@@ -239,6 +240,19 @@ fn geometry_meshes(
             vertex: compile_file(&m.vertex_shader, ShaderStage::Vertex)?,
             fragment: compile_file(&fs_path, ShaderStage::Fragment)?,
         };
+        for (c, path) in [(&c.vertex, &m.vertex_shader), (&c.fragment, &fs_path)] {
+            let Some((name, binding)) = c.interface.samplers.first() else {
+                continue;
+            };
+            if c.interface.stage != ShaderStage::Fragment || m.texture.is_none() {
+                return Err(bad(format!(
+                    "mesh `{}`: {} samples texture `{name}` (binding {binding}); only a \
+                     fragment shader of a mesh with a `texture` may sample",
+                    m.name,
+                    path.display()
+                )));
+            }
+        }
         for (u, _) in &m.uniforms {
             let has = |c: &Compiled| c.interface.uniforms.iter().any(|x| &x.name == u);
             if !has(&c.vertex) && !has(&c.fragment) {
@@ -303,9 +317,34 @@ fn geometry_meshes(
                 ..Default::default()
             },
             blend: vec![BlendState::default(); targets],
+            texture: m.texture.as_ref().map(texture),
         });
     }
     Ok(out)
+}
+
+/// The frame model's texture of a scene texture: linear layout from word 0, one level.
+fn texture(t: &scene::TextureDesc) -> Texture {
+    Texture {
+        name: t.name.clone(),
+        desc: TexDesc {
+            base: 0,
+            log2_w: t.width.trailing_zeros(),
+            log2_h: t.height.trailing_zeros(),
+            width: t.width,
+            height: t.height,
+            mips: 1,
+            srgb: t.srgb,
+            tiled: false,
+            wrap: t.wrap,
+            border: 0,
+            min_lod: 0,
+            max_lod: 0,
+            base_level: 0,
+        },
+        texels: t.texels.clone(),
+        filter: t.filter,
+    }
 }
 
 /// The full-screen triangle's vertex shader (clip-space positions at location 0).
@@ -464,6 +503,7 @@ pub fn render(
                     ..Default::default()
                 },
                 blend: vec![BlendState::default()],
+                texture: None,
             };
             passes.push(base("lighting", vec![output.clone()], vec![full]));
             out_plane = 0;
@@ -502,10 +542,18 @@ pub fn render(
             u64::from_le_bytes(b)
         })
         .collect();
-    // Inputs both modes read: the light list, as read in this frame (the two deferred modes
-    // read it the same way; a test checks that they read the same bytes).
-    let minimum_bytes =
-        analytic_minimum(sc, &passes[0], &results[0].1, out_fmt) + mem.region(lights).read_bytes;
+    // Inputs both modes read: the light list and the textures, as read in this frame (the two
+    // deferred modes read them the same way: the G-buffer pass is the same; a test checks that
+    // they read the same bytes).
+    let texture_reads: u64 = mem
+        .regions()
+        .iter()
+        .filter(|r| r.class == "textures")
+        .map(|r| r.read_bytes)
+        .sum();
+    let minimum_bytes = analytic_minimum(sc, &passes[0], &results[0].1, out_fmt)
+        + mem.region(lights).read_bytes
+        + texture_reads;
     Ok(Frame {
         width: sc.width,
         height: sc.height,
@@ -588,7 +636,8 @@ pub fn rtl_json(frame: &Frame, r: &rtl::RtlReport) -> serde_json::Value {
 /// vertex data read once, the primitive buffer written once and read once per `DRAW`, and the
 /// command lists written and read once — computed from the geometry pass's counts (triangles
 /// kept, `DRAW`s and `RESOLVE`s per tile), not from the memory counters. [`render`] adds the
-/// inputs both deferred modes read: the light list's bytes as read by the frame.
+/// inputs both deferred modes read: the light list's and the textures' bytes as read by the
+/// frame.
 pub fn analytic_minimum(sc: &RasterScene, pass: &Pass, r: &PassResult, out: Format) -> u64 {
     let output = sc.width as u64 * sc.height as u64 * pack::bytes_per_sample(Some(out)) as u64;
     let vertex: u64 = pass

@@ -32,6 +32,20 @@
 //!   `uvs`, `indices`). Attribute locations: 0 position (vec3), 1 normal (vec3), 2 uv (vec2).
 //!   `model`: 16 numbers, column-major (default identity). `cull`: `none` (default), `back`,
 //!   `front`.
+//! * A mesh's `texture` (optional): the one texture its fragment shaders sample (GLSL
+//!   `texture(sampler2D(t, s), uv)`, `textureLod`, `texelFetch`; any binding, one texture per
+//!   program, `compiler/shader/ABI.md` "Sampled textures"):
+//!   `{"image": "floor.png"}` (an 8-bit PNG: grey, grey + alpha, RGB, RGBA or palette) or
+//!   `{"procedural": {"pattern": "checker", "size": [w, h], "cells": n, "colours": [[r, g, b,
+//!   a], [r, g, b, a]]}}` (an n × n checkerboard, channels 0..=1, the first colour at texel
+//!   (0, 0)); sides powers of two 1..=1024 (one mip level, linear layout); `"wrap"`: `repeat`
+//!   (default), `clamp` or `mirror`, or one per axis `[x, y]`; `"filter"`: `linear` (default,
+//!   bilinear) or `nearest` (the sampler's filter: it replaces the `texture()` word's, as a
+//!   Vulkan sampler does; `texelFetch` is always exact); `"srgb"`: false (default) or true.
+//!   The texels live in their own memory region (class `textures`); every texel the texture
+//!   unit reads is 4 bytes read there (no texture cache in the model), counted in `--json`.
+//!   A shader that samples on a mesh without a `texture`, or a vertex shader that samples, is
+//!   an error.
 //! * Uniforms the engine fills when a shader declares them (by member name): `model`,
 //!   `view_projection` (mat4), `eye` (vec4: camera position), `screen` (vec4: width, height),
 //!   `ambient` (vec4), `samples` (uint: 1 or 4). A mesh's `uniforms` give the others (numbers,
@@ -44,6 +58,7 @@
 //!   fragment program of `--mode two-pass`'s full-screen pass (it reads the G-buffer surfaces
 //!   as storage images, bindings as in the tile shader). `forward_shader` (per mesh):
 //!   `--mode forward`'s fragment program, which writes the output directly.
+use rendergen_sim::models::texture::{Filter, Wrap};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -83,6 +98,27 @@ pub struct MeshDesc {
     pub uniforms: Vec<(String, Vec<f32>)>,
     /// `none`, `back` or `front`.
     pub cull: String,
+    /// The texture its fragment shaders sample, if any.
+    pub texture: Option<TextureDesc>,
+}
+
+/// A mesh's texture: RGBA8 texels and the sampler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureDesc {
+    /// Where it came from (the PNG's file name, or `procedural <pattern>`).
+    pub name: String,
+    /// Width in texels (a power of two, 1 ..= 1024).
+    pub width: u32,
+    /// Height in texels (a power of two, 1 ..= 1024).
+    pub height: u32,
+    /// Row-major RGBA8 texels, R in bits 7:0.
+    pub texels: Vec<u32>,
+    /// Wrap in x and y.
+    pub wrap: [Wrap; 2],
+    /// Filter of `texture()`.
+    pub filter: Filter,
+    /// sRGB-encoded colour channels (decoded to linear by the texture unit).
+    pub srgb: bool,
 }
 
 /// A point light.
@@ -396,6 +432,7 @@ impl RasterScene {
                     "forward_shader",
                     "uniforms",
                     "cull",
+                    "texture",
                 ],
             )?;
             let field = |k: &str| m.get(k).ok_or_else(|| format!("{p}.{k}: missing"));
@@ -482,6 +519,10 @@ impl RasterScene {
                     .transpose()?,
                 uniforms,
                 cull,
+                texture: m
+                    .get("texture")
+                    .map(|t| texture(t, &format!("{p}.texture"), dir))
+                    .transpose()?,
             });
         }
         let mut lights = Vec::new();
@@ -530,4 +571,159 @@ impl RasterScene {
                 .transpose()?,
         })
     }
+}
+
+/// Largest texture side (the texture unit's 10-bit `log2` sizes).
+const MAX_TEXTURE_SIDE: u32 = 1024;
+
+/// A mesh's `texture` (module docs).
+fn texture(t: &Value, p: &str, dir: &Path) -> Res<TextureDesc> {
+    known(t, p, &["image", "procedural", "wrap", "filter", "srgb"])?;
+    let (name, width, height, texels) = match (t.get("image"), t.get("procedural")) {
+        (Some(f), None) => {
+            let file = dir.join(string(f, &format!("{p}.image"))?);
+            let (w, h, texels) =
+                read_png(&file).map_err(|e| format!("{p}.image: {}: {e}", file.display()))?;
+            let name = file
+                .file_name()
+                .map_or("image".into(), |n| n.to_string_lossy().into_owned());
+            (name, w, h, texels)
+        }
+        (None, Some(g)) => procedural(g, &format!("{p}.procedural"))?,
+        _ => return Err(format!("{p}: give exactly one of `image` and `procedural`")),
+    };
+    let side_ok = |n: u32| n.is_power_of_two() && n <= MAX_TEXTURE_SIDE;
+    if !side_ok(width) || !side_ok(height) {
+        return Err(format!(
+            "{p}: {width}×{height} texels; each side must be a power of two 1..={MAX_TEXTURE_SIDE}"
+        ));
+    }
+    let wrap_of = |v: &Value, q: &str| -> Res<Wrap> {
+        match string(v, q)?.as_str() {
+            "repeat" => Ok(Wrap::Repeat),
+            "clamp" => Ok(Wrap::Clamp),
+            "mirror" => Ok(Wrap::Mirror),
+            w => Err(format!("{q}: `{w}` (expected repeat, clamp, mirror)")),
+        }
+    };
+    let wrap = match t.get("wrap") {
+        None => [Wrap::Repeat; 2],
+        Some(Value::Array(a)) if a.len() == 2 => [
+            wrap_of(&a[0], &format!("{p}.wrap[0]"))?,
+            wrap_of(&a[1], &format!("{p}.wrap[1]"))?,
+        ],
+        Some(w @ Value::String(_)) => [wrap_of(w, &format!("{p}.wrap"))?; 2],
+        Some(_) => return Err(format!("{p}.wrap: expected a wrap mode or two")),
+    };
+    let filter = match t.get("filter") {
+        None => Filter::Linear,
+        Some(f) => match string(f, &format!("{p}.filter"))?.as_str() {
+            "linear" => Filter::Linear,
+            "nearest" => Filter::Nearest,
+            f => return Err(format!("{p}.filter: `{f}` (expected linear, nearest)")),
+        },
+    };
+    let srgb = match t.get("srgb") {
+        None => false,
+        Some(b) => b
+            .as_bool()
+            .ok_or_else(|| format!("{p}.srgb: expected true or false"))?,
+    };
+    Ok(TextureDesc {
+        name,
+        width,
+        height,
+        texels,
+        wrap,
+        filter,
+        srgb,
+    })
+}
+
+/// An 8-bit PNG (grey, grey + alpha, RGB, RGBA; palettes expanded) as RGBA8 texels.
+fn read_png(path: &Path) -> Res<(u32, u32, Vec<u32>)> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder
+        .read_info()
+        .map_err(|e| format!("not a readable PNG ({e})"))?;
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader
+        .next_frame(&mut buf)
+        .map_err(|e| format!("not a readable PNG ({e})"))?;
+    if info.bit_depth != png::BitDepth::Eight {
+        return Err(format!(
+            "{:?}-bit channels; textures are 8 bits per channel",
+            info.bit_depth
+        ));
+    }
+    let channels = info.color_type.samples();
+    let texels = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|c| {
+            let [r, g, b, a] = match *c {
+                [y] => [y, y, y, 255],
+                [y, a] => [y, y, y, a],
+                [r, g, b] => [r, g, b, 255],
+                [r, g, b, a] => [r, g, b, a],
+                _ => [0; 4],
+            };
+            u32::from_le_bytes([r, g, b, a])
+        })
+        .collect();
+    Ok((info.width, info.height, texels))
+}
+
+/// A generated texture: `{"pattern": "checker", "size": [w, h], "cells": n, "colours":
+/// [[r, g, b, a], [r, g, b, a]]}` (an `n × n` checkerboard, colours 0..=1, first colour at
+/// texel (0, 0)).
+fn procedural(g: &Value, p: &str) -> Res<(String, u32, u32, Vec<u32>)> {
+    known(g, p, &["pattern", "size", "cells", "colours"])?;
+    let pattern = string(
+        g.get("pattern").ok_or(format!("{p}.pattern: missing"))?,
+        &format!("{p}.pattern"),
+    )?;
+    if pattern != "checker" {
+        return Err(format!("{p}.pattern: `{pattern}` (expected checker)"));
+    }
+    let [w, h]: [f32; 2] = fixed(
+        g.get("size").ok_or(format!("{p}.size: missing"))?,
+        &format!("{p}.size"),
+    )?;
+    if !(w >= 1.0 && h >= 1.0 && w.fract() == 0.0 && h.fract() == 0.0) {
+        return Err(format!("{p}.size: expected two positive integers"));
+    }
+    let (w, h) = (w.min(1e6) as u32, h.min(1e6) as u32);
+    let cells = g
+        .get("cells")
+        .map_or(Ok(8.0), |c| num(c, &format!("{p}.cells")))?;
+    if !(cells >= 1.0 && cells.fract() == 0.0 && cells as u32 <= w.min(h)) {
+        return Err(format!(
+            "{p}.cells: expected an integer 1..={} (the smaller side)",
+            w.min(h)
+        ));
+    }
+    let cells = cells as u32;
+    let colours = g
+        .get("colours")
+        .and_then(Value::as_array)
+        .filter(|a| a.len() == 2)
+        .ok_or(format!("{p}.colours: expected two RGBA colours"))?;
+    let unorm = |c: &Value, i: usize| -> Res<u32> {
+        let q = format!("{p}.colours[{i}]");
+        let v: [f32; 4] = fixed(c, &q)?;
+        if v.iter().any(|x| !(0.0..=1.0).contains(x)) {
+            return Err(format!("{q}: channels are 0..=1"));
+        }
+        Ok(u32::from_le_bytes(v.map(|x| (x * 255.0).round() as u8)))
+    };
+    let pair = [unorm(&colours[0], 0)?, unorm(&colours[1], 1)?];
+    let texels = (0..w * h)
+        .map(|i| {
+            let (x, y) = (i % w, i / w);
+            pair[((x * cells / w + y * cells / h) % 2) as usize]
+        })
+        .collect();
+    Ok((format!("procedural {pattern}"), w, h, texels))
 }

@@ -6,10 +6,11 @@ mod common;
 use common::*;
 use rendergen_gen::raster::{render, Mode, RasterScene};
 use rendergen_shader_compiler::{abi, compile, Lang, Options, ShaderStage};
+use rendergen_sim::models::texture::{Filter, TexDesc, Wrap};
 use rendergen_sim::models::tile::buffer::{div255, BlendOp, BlendState, Factor, Format};
 use rendergen_sim::models::tile::command::Command;
 use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, FrameError, Mesh, Pass, PassResult, Program, Resolve, Target,
+    run_pass, Attribute, FrameError, Mesh, Pass, PassResult, Program, Resolve, Target, Texture,
 };
 use rendergen_sim::models::tile::memory::{Memory, POISON};
 use rendergen_sim::models::tile::port::{self, WriteMode};
@@ -75,6 +76,7 @@ fn tri_mesh(name: &str, w: u32, h: u32, px: [[f32; 2]; 3], z: f32, fs: &str) -> 
             ..Default::default()
         },
         blend: vec![BlendState::default(); 8],
+        texture: None,
     }
 }
 
@@ -391,6 +393,18 @@ fn a3_a15_tile_shader_equals_two_pass_and_the_minimum() {
             classes_ts["lights"], classes_tp["lights"],
             "both read the same inputs"
         );
+        assert_eq!(
+            classes_ts.get("textures"),
+            classes_tp.get("textures"),
+            "both read the same texels"
+        );
+        if name == "many_lights.json" {
+            let (read, written) = classes_ts["textures"];
+            assert!(
+                read > 0 && written == 0,
+                "the textured floor: {read} bytes read"
+            );
+        }
         let px = (sc.width * sc.height) as u64;
         let gbytes = px * msaa as u64 * (4 + 8 + 8);
         assert_eq!(classes_tp["g-buffer"], (gbytes, gbytes), "{name} {msaa}×");
@@ -1144,6 +1158,9 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
         "lighting.comp",
         "lighting.frag",
         "forward.frag",
+        "gbuffer_textured.frag",
+        "forward_textured.frag",
+        "floor.png",
     ] {
         std::fs::copy(scenes().join(f), dir.join(f)).unwrap();
     }
@@ -1160,7 +1177,7 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
     let cases: Vec<(String, Vec<&str>, u8, &str)> = vec![
         ("{ not json".into(), vec![], 1, "malformed JSON"),
         (
-            good.replace("gbuffer.frag", "missing.frag"),
+            good.replace("gbuffer_textured.frag", "missing.frag"),
             vec![],
             1,
             "missing.frag",
@@ -1182,6 +1199,12 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
             "not yet available; engines: model",
         ),
         (good.clone(), vec!["--msaa", "2"], 2, "--msaa 2"),
+        (
+            good.replace("floor.png", "missing.png"),
+            vec![],
+            1,
+            "meshes[0].texture.image",
+        ),
     ];
     for (json, extra, code, needle) in cases {
         let o = run(&json, &extra);
@@ -1200,14 +1223,22 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
     }
     // A shader that does not compile, and a tile shader that leaves its tile.
     std::fs::write(
-        dir.join("gbuffer.frag"),
+        dir.join("gbuffer_textured.frag"),
         "#version 450\nvoid main() { nope; }",
     )
     .unwrap();
     let o = run(&good, &[]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("gbuffer.frag"), "{}", stderr(&o));
-    std::fs::copy(scenes().join("gbuffer.frag"), dir.join("gbuffer.frag")).unwrap();
+    assert!(
+        stderr(&o).contains("gbuffer_textured.frag"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::copy(
+        scenes().join("gbuffer_textured.frag"),
+        dir.join("gbuffer_textured.frag"),
+    )
+    .unwrap();
     let ts = std::fs::read_to_string(scenes().join("lighting.comp")).unwrap();
     std::fs::write(
         dir.join("lighting.comp"),
@@ -1303,4 +1334,256 @@ void main() { o = imageLoad(g, ivec2(gl_FragCoord.xy)); }";
     let g = mem.region(r1.surfaces[0].unwrap().region);
     assert_eq!(g.read_bytes, 32 * 16 * 4, "one read per texel");
     assert_eq!(g.poison_reads, 16 * 16 * 4, "the suppressed tile");
+}
+
+/// The RTL keeps 16-bit primitive ids (0xFFFF is its drain fence): a pass with more than
+/// 0xFFFF triangles after culling is refused with an error naming the limit, before tiling.
+#[test]
+fn frames_whose_primitive_ids_do_not_fit_the_rtl_are_refused() {
+    use rendergen_sim::models::tile::command::{check_prim_count, RTL_PRIMS};
+    assert!(check_prim_count("p", RTL_PRIMS).is_ok());
+    assert!(check_prim_count("p", RTL_PRIMS + 1).is_err());
+    // One small triangle drawn 0x10000 times (3 vertices, shaded once each).
+    let fs = fs_const(&[(0, [1.0, 0.0, 0.0, 1.0])]);
+    let mut m = tri_mesh(
+        "many",
+        16,
+        16,
+        [[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]],
+        0.5,
+        &fs,
+    );
+    m.indices = [0, 1, 2].repeat(RTL_PRIMS as usize + 1);
+    let p = pass(
+        16,
+        16,
+        1,
+        vec![target("rt0", Format::Rgba8, WriteMode::Average)],
+        vec![m],
+    );
+    let e = run_pass(&p, &mut Memory::new()).unwrap_err().to_string();
+    assert!(
+        e.contains("65536 triangles") && e.contains("16 bits"),
+        "{e}"
+    );
+    assert!(e.contains("at most 65535"), "{e}");
+}
+
+/// A 16×16 pass drawing one triangle over the whole frame whose fragment shader samples the
+/// texture at `gl_FragCoord.xy / 16 + offset / 16` into an RGBA8 target.
+fn textured_pass(texture: Texture, offset: [f32; 2]) -> Pass {
+    let fs = format!(
+        "#version 450
+layout(binding = 2) uniform texture2D tex;
+layout(binding = 3) uniform sampler smp;
+layout(location = 0) out vec4 o;
+void main() {{ o = texture(sampler2D(tex, smp), (gl_FragCoord.xy + vec2({:?}, {:?})) * 0.0625); }}",
+        offset[0], offset[1]
+    );
+    let mut m = tri_mesh(
+        "quad",
+        16,
+        16,
+        [[0.0, 0.0], [32.0, 0.0], [0.0, 32.0]],
+        0.5,
+        &fs,
+    );
+    m.texture = Some(texture);
+    pass(
+        16,
+        16,
+        1,
+        vec![target("rt0", Format::Rgba8, WriteMode::Average)],
+        vec![m],
+    )
+}
+
+/// A 16×16 RGBA8 texture of random texels (linear, one level, repeat).
+fn random_texture(seed: u64, filter: Filter) -> Texture {
+    let mut x = seed;
+    let texels = (0..256)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 32) as u32
+        })
+        .collect();
+    Texture {
+        name: "random".into(),
+        desc: TexDesc {
+            base: 0,
+            log2_w: 4,
+            log2_h: 4,
+            width: 16,
+            height: 16,
+            mips: 1,
+            srgb: false,
+            tiled: false,
+            wrap: [Wrap::Repeat; 2],
+            border: 0,
+            min_lod: 0,
+            max_lod: 0,
+            base_level: 0,
+        },
+        texels,
+        filter,
+    }
+}
+
+fn texture_bytes_read(mem: &Memory) -> u64 {
+    mem.regions()
+        .iter()
+        .filter(|r| r.class == "textures")
+        .map(|r| r.read_bytes)
+        .sum()
+}
+
+/// A textured mesh renders its texture: with the nearest filter at texel centres every pixel
+/// is its texel exactly (UNORM16 → binary32 → RGBA8 round trip), one texel (4 bytes) read per
+/// pixel from the `textures` region.
+#[test]
+fn textured_mesh_nearest_is_exact_and_counts_texel_bytes() {
+    let t = random_texture(0x7e5, Filter::Nearest);
+    let texels = t.texels.clone();
+    let p = textured_pass(t, [0.0, 0.0]);
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 0);
+    for (i, &px) in out.iter().enumerate() {
+        assert_eq!(px, texels[i] as u64, "pixel ({}, {})", i % 16, i / 16);
+    }
+    assert_eq!(texture_bytes_read(&mem), 256 * 4);
+    let region = mem
+        .regions()
+        .iter()
+        .find(|r| r.class == "textures")
+        .unwrap();
+    assert_eq!(region.name, "t: texture random");
+    assert_eq!(region.written_bytes, 0, "uploaded by the host, not counted");
+}
+
+/// Bilinear filtering against an f64 bilinear of the texels (fractions of 8 bits, D8) within
+/// one 8-bit step, wrapping (repeat) at the right and bottom edges; four texels read a pixel.
+#[test]
+fn textured_mesh_bilinear_matches_f64() {
+    let t = random_texture(0xb11, Filter::Linear);
+    let texels = t.texels.clone();
+    let offset = [0.3f32, 0.6];
+    let p = textured_pass(t, offset);
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    let out = surface(&mem, &r, 0);
+    let ch =
+        |x: usize, y: usize, c: usize| ((texels[(y % 16) * 16 + x % 16] >> (8 * c)) & 0xFF) as f64;
+    let mut worst = 0.0f64;
+    for y in 0..16 {
+        for x in 0..16 {
+            // u·16 − ½ = x + offset: texels x, x + 1 with weight frac(offset) (8 bits).
+            let fx = (offset[0] as f64 * 256.0).floor() / 256.0;
+            let fy = (offset[1] as f64 * 256.0).floor() / 256.0;
+            for c in 0..4 {
+                let top = ch(x, y, c) * (1.0 - fx) + ch(x + 1, y, c) * fx;
+                let bot = ch(x, y + 1, c) * (1.0 - fx) + ch(x + 1, y + 1, c) * fx;
+                let want = top * (1.0 - fy) + bot * fy;
+                let got = ((out[y * 16 + x] >> (8 * c)) & 0xFF) as f64;
+                worst = worst.max((want - got).abs());
+            }
+        }
+    }
+    assert!(worst <= 1.0, "{worst} steps from the f64 bilinear");
+    assert_eq!(texture_bytes_read(&mem), 256 * 4 * 4);
+}
+
+/// Bad texture input in a scene is an error naming the field (or file) and the fault.
+#[test]
+fn bad_texture_input_is_a_clear_error() {
+    let dir = scratch_path("raster", "textures");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("bad.png"), b"\x89PNG\r\n\x1a\n not really").unwrap();
+    std::fs::copy(scenes().join("floor.png"), dir.join("floor.png")).unwrap();
+    let good = std::fs::read_to_string(scenes().join("many_lights.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&good).unwrap();
+    let with = |t: serde_json::Value| {
+        let mut v = v.clone();
+        v["meshes"][0]["texture"] = t;
+        v.to_string()
+    };
+    assert!(RasterScene::parse(&good, &dir).is_ok());
+    let cases = [
+        (
+            serde_json::json!({"image": "none.png"}),
+            "meshes[0].texture.image",
+        ),
+        (serde_json::json!({"image": "none.png"}), "none.png"),
+        (
+            serde_json::json!({"image": "bad.png"}),
+            "not a readable PNG",
+        ),
+        (
+            serde_json::json!({"image": "floor.png", "filter": "cubic"}),
+            "meshes[0].texture.filter: `cubic`",
+        ),
+        (
+            serde_json::json!({"image": "floor.png", "wrap": "border"}),
+            "meshes[0].texture.wrap: `border`",
+        ),
+        (
+            serde_json::json!({"image": "floor.png", "wrap": ["repeat", 3]}),
+            "meshes[0].texture.wrap[1]",
+        ),
+        (
+            serde_json::json!({"image": "floor.png", "srgb": 1}),
+            "meshes[0].texture.srgb",
+        ),
+        (
+            serde_json::json!({"image": "floor.png", "size": 3}),
+            "meshes[0].texture.size: unknown field",
+        ),
+        (
+            serde_json::json!({}),
+            "exactly one of `image` and `procedural`",
+        ),
+        (
+            serde_json::json!({"procedural": {"pattern": "checker", "size": [48, 16], "colours": [[0, 0, 0, 1], [1, 1, 1, 1]]}}),
+            "48×16 texels; each side must be a power of two",
+        ),
+        (
+            serde_json::json!({"procedural": {"pattern": "noise", "size": [16, 16]}}),
+            "meshes[0].texture.procedural.pattern: `noise`",
+        ),
+        (
+            serde_json::json!({"procedural": {"pattern": "checker", "size": [16, 16], "colours": [[0, 0, 0, 2], [1, 1, 1, 1]]}}),
+            "meshes[0].texture.procedural.colours[0]: channels are 0..=1",
+        ),
+    ];
+    for (t, needle) in cases {
+        let e = RasterScene::parse(&with(t.clone()), &dir).unwrap_err();
+        assert!(e.contains(needle), "{t}: want `{needle}` in: {e}");
+    }
+    // A procedural checker: 2 × 2 cells of 8 × 8 texels, the first colour at (0, 0).
+    let t = serde_json::json!({"procedural": {"pattern": "checker", "size": [16, 16], "cells": 2,
+        "colours": [[1, 0, 0, 1], [0, 0, 1, 1]]}, "filter": "nearest", "wrap": ["clamp", "mirror"]});
+    let sc = RasterScene::parse(&with(t), &dir).unwrap();
+    let tex = sc.meshes[0].texture.as_ref().unwrap();
+    assert_eq!(
+        (tex.width, tex.height, tex.filter),
+        (16, 16, Filter::Nearest)
+    );
+    assert_eq!(tex.wrap, [Wrap::Clamp, Wrap::Mirror]);
+    assert_eq!(tex.texels[0], 0xFF00_00FF);
+    assert_eq!(tex.texels[8], 0xFFFF_0000);
+    assert_eq!(tex.texels[8 * 16 + 8], 0xFF00_00FF);
+    // A shader that samples on a mesh without a texture is refused when the scene is rendered.
+    let mut nv = v.clone();
+    nv["meshes"][0].as_object_mut().unwrap().remove("texture");
+    let sc = RasterScene::parse(&nv.to_string(), &scenes()).unwrap();
+    let e = render(&sc, Mode::TileShader, 1, &mut |_, _| {}).unwrap_err();
+    assert!(
+        e.message
+            .contains("gbuffer_textured.frag samples texture `albedo_texture`"),
+        "{}",
+        e.message
+    );
 }

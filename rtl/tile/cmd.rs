@@ -135,6 +135,9 @@ pub struct CmdOut {
     pub outstanding: Sig,
     /// An unknown opcode was met (sticky); it is skipped.
     pub bad_op: Sig,
+    /// A malformed list was met (sticky): it ended without END_TILE at its last word (its
+    /// words ran out between commands or inside one), or words followed its END_TILE.
+    pub bad_list: Sig,
     /// Performance counters.
     pub counters: CmdCounters,
 }
@@ -243,9 +246,13 @@ fn fence(m: &mut Module) -> TriSetup {
 ///   10, TILE_BEGIN 1 + popcount(clear mask), RESOLVE and END_TILE 1). A TILE_BEGIN's clear
 ///   values go to their planes (the lowest plane still in the mask first; values of planes
 ///   ≥ the configuration's are dropped); `tile_begin.clear[p]` is 0 for planes not cleared.
-///   An unknown opcode sets the sticky `bad_op` and that one word is skipped. A list must end
-///   with END_TILE at its last word: words after it are read and dropped; a list without one
-///   waits for words that never come.
+///   An unknown opcode sets the sticky `bad_op` and that one word is skipped.
+/// * **Malformed lists:** a list must end with END_TILE at its last word. Words after it are
+///   read and dropped, and set the sticky `bad_list`. A list whose words run out before an
+///   END_TILE (between commands, or inside one: that command is dropped) sets `bad_list` and
+///   ends as if END_TILE came: after a TILE_BEGIN, the drain barrier and the write-out; before
+///   any, the list is taken with nothing offered. The engine never waits for words that are
+///   not in the list.
 /// * **Drain barrier** (A.6 steps 1–3): RESOLVE and END_TILE first send a fence triangle
 ///   (one quad, `ALWAYS`, no depth write, prim [`FENCE_PRIM`]) and wait until it has left the
 ///   rasteriser (`fence_seen`: every earlier quad has left, the rasteriser is in order) and
@@ -344,7 +351,16 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
         is_draw.mux(m.lit(DRAW_WORDS, 5), m.lit(1, 5)),
     );
     let last_word = pop & (idx.q() + 1u64).eq(size);
-    idx.next(start.mux(0u64, pop.mux(last_word.mux(0u64, idx.q() + 1u64), idx.q())));
+    // Words of the list still to parse: none left while collecting is a list without its
+    // END_TILE (`runs_out`): the tile ends here.
+    let parse_left = m.reg("parse_left", LIST_WORDS_BITS).reset(0);
+    parse_left.next(start.mux(
+        list_data.words,
+        pop.mux(parse_left.q() - 1u64, parse_left.q()),
+    ));
+    let runs_out = collecting & !parse_left.q().any();
+    let restart = start | runs_out;
+    idx.next(restart.mux(0u64, pop.mux(last_word.mux(0u64, idx.q() + 1u64), idx.q())));
     // TILE_BEGIN: the planes whose clear values are still to come.
     let pending = m.reg("clear_pending", MASK_BITS).reset(0);
     let lowest = pending.q() & (-pending.q());
@@ -360,7 +376,13 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
         if k >= 1 && k32 <= planes {
             en = en | (pop & begin_words & lowest.bit(k32 - 1));
         }
-        r.next_when(en, word);
+        if k == 0 {
+            // A list that runs out continues as END_TILE (the partial command is dropped).
+            let end_tile = m.lit(OP_END_TILE, MEM_DATA_BITS);
+            r.next_when(en | runs_out, runs_out.mux(end_tile, word));
+        } else {
+            r.next_when(en, word);
+        }
     }
     let op = w[0].bits(7, 0);
 
@@ -384,6 +406,9 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
     let begun = s.is(CmdState::Begin) & begin_ready;
     tile_x.next_when(begun, begin_tile.0);
     tile_y.next_when(begun, begin_tile.1);
+    // A TILE_BEGIN of this list was run: a list that runs out then writes its tile out.
+    let tile_open = m.reg("tile_open", 1).reset(0);
+    tile_open.next(start.mux(0u64, begun.mux(1u64, tile_open.q())));
 
     // DRAW and the fence.
     let fence_tri = fence(m);
@@ -444,10 +469,15 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
     let bad = pop & first & !known;
     let bad_op = m.reg("bad_op", 1).reset(0);
     bad_op.next(bad_op.q() | bad);
+    let trailing = s.is(CmdState::Done) & word_valid;
+    let bad_list = m.reg("bad_list", 1).reset(0);
+    bad_list.next(bad_list.q() | runs_out | trailing);
     let k = |m: &mut Module, st: CmdState| m.enum_const(st);
     let next = priority_select(
         &[
             (start, k(m, CmdState::Collect)),
+            (runs_out & tile_open.q(), k(m, CmdState::Fence)),
+            (runs_out, k(m, CmdState::Done)),
             (last_word & is_begin, k(m, CmdState::Begin)),
             (last_word & is_draw, k(m, CmdState::Draw)),
             (
@@ -490,6 +520,7 @@ pub fn tile_cmd(m: &mut Module, cfg: &TileCfg, i: CmdIn) -> CmdOut {
         wo_start,
         outstanding: outstanding.q(),
         bad_op: bad_op.q(),
+        bad_list: bad_list.q(),
         counters,
     }
 }

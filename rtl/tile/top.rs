@@ -146,10 +146,11 @@ pub fn tile_raster_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
 /// `bytes_<p>`.
 ///
 /// * **Cost** (Yosys generic `synth`, measured): default configuration (`rendergen synth
-///   tile_writeout --per-module`) 46,953 cells, 3,215 flip-flops, 124 gate levels (the three
-///   binary32 adders of the R32F mean 24,081 cells; the binary16 exact means and the rest
-///   22,872); small (`-p samples=1 -p rts=2 -p formats=0x20`) 2,518 cells, 285 flip-flops,
-///   38 gate levels.
+///   tile_writeout --per-module`) 48,772 cells, 4,301 flip-flops, 62 gate levels (the three
+///   binary32 adders of the R32F mean 24,081 cells; the binary16 exact means, pipelined in two
+///   register stages, and the rest 24,691); with the binary16 mean as one combinational stage
+///   it was 46,953 cells, 3,215 flip-flops, 124 gate levels. Small (`-p samples=1 -p rts=2
+///   -p formats=0x20`) 2,518 cells, 285 flip-flops, 38 gate levels.
 ///
 /// ```
 /// use rendergen_rtl::tile::{top::tile_writeout_top, TileCfg};
@@ -188,12 +189,13 @@ pub fn tile_writeout_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
 /// The command-list processor alone ([`tile_cmd`](super::cmd::tile_cmd) as the child
 /// `tile_cmd`; catalogue `tile_cmd`): every port of it at the top (`list`, `mem_req`/`mem_resp`,
 /// `tile_begin`, `tri`, `ts_launch`, `ts_done`, `wo_start`, `quad_out`, `quad_retired`,
-/// `fence_seen`, `outstanding`, `bad_op`, `counters_*`).
+/// `fence_seen`, `outstanding`, `bad_op`, `bad_list`, `counters_*`).
 ///
 /// * **Cost** (`rendergen synth tile_cmd --per-module`, Yosys generic, default configuration):
-///   7,295 cells, 2,927 flip-flops (2,048 of them the 32-word prefetch FIFO, kept as flip-flops
-///   by the generic library; the ten command words after trimming of unused bits), 35 gate
-///   levels (128-byte commands without prefetch before: 2,018 cells, 824 flip-flops, 17).
+///   7,526 cells, 2,953 flip-flops (2,048 of them the 32-word prefetch FIFO, kept as
+///   flip-flops by the generic library; the ten command words after trimming of unused bits),
+///   35 gate levels; 7,295 cells and 2,927 flip-flops before the malformed-list handling
+///   (128-byte commands without prefetch before: 2,018 cells, 824 flip-flops, 17 levels).
 ///
 /// ```
 /// use rendergen_rtl::tile::{top::tile_cmd_top, TileCfg};
@@ -224,6 +226,7 @@ pub fn tile_cmd_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
         m.output_stream("wo_start", o.wo_start);
         m.output("outstanding", o.outstanding);
         m.output("bad_op", o.bad_op);
+        m.output("bad_list", o.bad_list);
         m.output_bundle("counters", &o.counters);
     })
 }

@@ -266,10 +266,11 @@ fn pack(
 ///   stalled by the write-out.
 /// * **Timing:** one pixel per clock when nothing stalls: an enabled plane of a 4-byte format
 ///   takes 256 clocks plus the resolve latency, 128 beats; RGBA16F 256 beats. The resolve
-///   adds 10 stages when an R32F target exists with 4 samples ([`super::resolve`]), else 0;
+///   adds 10 stages when an R32F target exists with 4 samples, else 2 when an RGBA16F or
+///   RG16F target does, else 0 ([`super::resolve::resolve_stages`]);
 ///   each pipeline ends in a skid buffer.
 /// * **Parameters:** [`TileCfg`] (samples 1 or 4, 1 ..= 8 targets).
-/// * **Cost:** measured in [`super::top::tile_writeout_top`]'s docs (46,953 cells by default,
+/// * **Cost:** measured in [`super::top::tile_writeout_top`]'s docs (48,772 cells by default,
 ///   2,518 with one sample and no RGBA16F/R32F means).
 pub fn tile_writeout(m: &mut Module, cfg: &TileCfg, i: WriteoutIn) -> WriteoutOut {
     let WriteoutIn {

@@ -9,7 +9,10 @@
 //! launch or write-out only when every quad out has retired and none is still to leave); no
 //! triangle from a fence until the tile shader is done (resume after RESOLVE); the write-out
 //! carries the last tile shader's flags, or the defaults; exactly the lists' bytes are read;
-//! with `bad`, unknown opcodes (skipped, `bad_op` set) and words after END_TILE (dropped).
+//! with `Faults::bad`, unknown opcodes (skipped, `bad_op` set) and words after END_TILE
+//! (dropped, `bad_list` set); with `Faults::truncated`, lists cut short (before END_TILE, inside
+//! a command, or empty): the complete commands run, the cut one is dropped, the tile ends as at
+//! END_TILE when its TILE_BEGIN ran (else nothing), `bad_list` is set, and the next list runs.
 use super::buffer::assert_lint_clean;
 use super::{flatten, tri_record};
 use rendergen_rtl::tile::cmd::{TsLaunch, FENCE_PRIM};
@@ -171,6 +174,15 @@ fn random_list(
     l
 }
 
+/// Malformed lists a run makes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Faults {
+    /// Words with unknown opcodes among the commands, junk after END_TILE.
+    pub bad: bool,
+    /// Every list cut short at a random word before its END_TILE (half of them just before).
+    pub truncated: bool,
+}
+
 /// What a run measured.
 pub struct CmdRun {
     /// Cycles until the last tile was taken.
@@ -186,7 +198,7 @@ pub fn run(
     tiles: usize,
     (gap, stall): (f64, f64),
     cosim: bool,
-    bad: bool,
+    faults: Faults,
 ) -> CmdRun {
     let design = tile_cmd_top(cfg).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulator::new(&design).unwrap_or_else(|e| panic!("{e}"));
@@ -194,7 +206,7 @@ pub fn run(
     if cosim {
         sim.start_recording();
     }
-    let r = drive(&mut sim, cfg, seed, tiles, (gap, stall), bad);
+    let r = drive(&mut sim, cfg, seed, tiles, (gap, stall), faults);
     let run = tb.check(&mut sim, r);
     if cosim {
         cosim_prefix(&design, &mut sim);
@@ -208,7 +220,7 @@ fn drive(
     seed: u64,
     tiles: usize,
     (gap, stall): (f64, f64),
-    bad: bool,
+    faults: Faults,
 ) -> Result<CmdRun, TbError> {
     let mut rng = Rng::new(seed);
     let mut mem = MemoryAgent::new(
@@ -245,12 +257,23 @@ fn drive(
     let mut launches = 0;
     let mut list_words = 0;
     let mut bad_ops = 0;
+    let mut bad_lists = 0;
     for t in 0..tiles {
-        let list = random_list(&mut rng, cfg, (t as u32 % 7, t as u32 / 7), t % 3, bad);
+        let list = random_list(
+            &mut rng,
+            cfg,
+            (t as u32 % 7, t as u32 / 7),
+            t % 3,
+            faults.bad,
+        );
         addr += 8 * rng.below(4); // lists start anywhere in a 128-byte block
         let mut words = Vec::new();
-        let mut ended = false;
+        let mut ends = Vec::new(); // the word after each entry
+        let mut end_tile_at = 0;
         for e in &list {
+            if matches!(e, Entry::Cmd(Command::EndTile)) {
+                end_tile_at = words.len();
+            }
             match e {
                 Entry::Cmd(c) => words.extend(load_list(
                     &mut mem,
@@ -258,24 +281,44 @@ fn drive(
                     std::slice::from_ref(c),
                 )),
                 Entry::Raw(w) => {
-                    bad_ops += usize::from(!ended);
                     mem.load(addr + 8 * words.len() as u64, &w.to_le_bytes());
                     words.push(*w);
                 }
             }
-            ended |= matches!(e, Entry::Cmd(Command::EndTile));
+            ends.push(words.len());
         }
-        list_src.send(&[addr, words.len() as u64])?;
+        // The words the list is said to have: a truncated list stops before its END_TILE.
+        let keep = match faults.truncated {
+            false => words.len(),
+            true if rng.below(2) == 0 => end_tile_at,
+            true => rng.below(end_tile_at as u64 + 1) as usize,
+        };
+        list_src.send(&[addr, keep as u64])?;
         addr += 8 * words.len() as u64;
-        list_words += words.len() as u64;
+        list_words += keep as u64;
+        let complete = |k: usize| ends[k] <= keep; // entry k is wholly in the list
+        let ended = list
+            .iter()
+            .enumerate()
+            .any(|(k, e)| complete(k) && matches!(e, Entry::Cmd(Command::EndTile)));
+        bad_lists += usize::from(!ended || keep > end_tile_at + 1);
+        let mut after_end = false;
+        for (k, e) in list.iter().enumerate() {
+            after_end |= matches!(e, Entry::Cmd(Command::EndTile));
+            bad_ops += usize::from(complete(k) && !after_end && matches!(e, Entry::Raw(_)));
+        }
         let mut flags = WoFlags {
             enable: (1 << cfg.planes()) - 1,
             select: 0,
             sample: vec![0; cfg.planes()],
         };
         let mut tile = (0, 0);
-        for e in &list {
+        let mut begun = false;
+        for (k, e) in list.iter().enumerate() {
             let Entry::Cmd(c) = e else { continue };
+            if !complete(k) {
+                break;
+            }
             match c {
                 Command::TileBegin {
                     x,
@@ -284,6 +327,7 @@ fn drive(
                     clears,
                 } => {
                     tile = (u64::from(*x), u64::from(*y));
+                    begun = true;
                     let b = begin_record(cfg, *x, *y, *clear_mask, clears);
                     boards[0].expect(flatten(&b, &TileBegin::shape(cfg)));
                 }
@@ -322,6 +366,16 @@ fn drive(
                     boards[3].expect(flatten(&s, &WoStart::shape(cfg)));
                 }
             }
+        }
+        if !ended && begun {
+            // Cut short after its TILE_BEGIN: the tile ends as at END_TILE.
+            boards[1].expect(flatten(&fence_tri(), &TriSetup::shape()));
+            let s = WoStart {
+                tile_x: tile.0,
+                tile_y: tile.1,
+                flags: flags.clone(),
+            };
+            boards[3].expect(flatten(&s, &WoStart::shape(cfg)));
         }
     }
     // The rasteriser and shader of the testbench.
@@ -428,6 +482,13 @@ fn drive(
             sim.peek(bad_op)
         )));
     }
+    let bad_list = sim.output("bad_list")?;
+    if sim.peek(bad_list) != u64::from(bad_lists > 0) {
+        return Err(TbError::new(format!(
+            "bad_list = {} after {bad_lists} malformed lists",
+            sim.peek(bad_list)
+        )));
+    }
     mem.assert_not_written("lists")?;
     let read = mem.region_named("lists")?.read_bytes;
     if read != 8 * list_words {
@@ -453,7 +514,7 @@ fn command_lists_run_with_barriers() {
         12,
         (0.3, 0.3),
         false,
-        false,
+        Faults::default(),
     );
     assert_eq!(r.launches, 12);
     assert!(r.cycles > 0);
@@ -470,9 +531,49 @@ fn bad_opcodes_are_skipped_and_flagged() {
         9,
         (0.2, 0.2),
         false,
-        true,
+        Faults {
+            bad: true,
+            truncated: false,
+        },
     );
     assert_eq!(r.launches, 9);
+}
+
+/// Lists cut short (no END_TILE at the last word: cut between commands, inside a TILE_BEGIN
+/// or DRAW, or empty) end their tile cleanly (the write-out after a TILE_BEGIN, nothing
+/// before), set `bad_list`, and the lists after them run: the engine never hangs.
+#[test]
+fn truncated_lists_end_the_tile_and_are_flagged() {
+    let mut rng = Rng::from_env_or(0xc40);
+    run(
+        &TileCfg::default(),
+        rng.next_u64(),
+        14,
+        (0.2, 0.2),
+        false,
+        Faults {
+            bad: false,
+            truncated: true,
+        },
+    );
+}
+
+/// Truncated lists with bad opcodes among their commands, in the small configuration,
+/// co-simulated in iverilog and Verilator.
+#[test]
+fn truncated_lists_small_config_cosimulate() {
+    let mut rng = Rng::from_env_or(0xc41);
+    run(
+        &super::small_cfg(),
+        rng.next_u64(),
+        4,
+        (0.2, 0.2),
+        true,
+        Faults {
+            bad: true,
+            truncated: true,
+        },
+    );
 }
 
 /// The small configuration, co-simulated in iverilog and Verilator.
@@ -485,7 +586,10 @@ fn command_lists_small_config_cosimulate() {
         3,
         (0.2, 0.2),
         true,
-        true,
+        Faults {
+            bad: true,
+            truncated: false,
+        },
     );
 }
 

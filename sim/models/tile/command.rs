@@ -55,6 +55,21 @@ pub const RESOLVE_WORDS: usize = 1;
 pub const END_TILE_WORDS: usize = 1;
 /// Bits of the primitive id in a `DRAW`.
 pub const PRIM_BITS: u32 = 24;
+/// Primitives a frame may have for the RTL: its `tile_cmd` keeps 16 bits of the id and 0xFFFF
+/// is its drain fence, so ids are `0 ..= 0xFFFE` (the 24-bit field is the encoding's room).
+pub const RTL_PRIMS: u64 = 0xFFFF;
+
+/// Checks that `count` primitives of pass `pass` fit the RTL's ids ([`RTL_PRIMS`]).
+pub fn check_prim_count(pass: &str, count: u64) -> Result<(), String> {
+    match count <= RTL_PRIMS {
+        true => Ok(()),
+        false => Err(format!(
+            "pass `{pass}`: {count} triangles after clipping and culling; the tile engine's \
+             primitive ids are 16 bits (0 ..= 0xFFFE, 0xFFFF is its drain fence), so at most \
+             {RTL_PRIMS} triangles per pass"
+        )),
+    }
+}
 /// Bits of a clear mask (planes a list can name).
 pub const MASK_BITS: u32 = 16;
 

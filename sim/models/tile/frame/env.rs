@@ -1,6 +1,8 @@
 //! The shader environment of a pass: storage buffers in external memory, uniforms, the tile
 //! buffer or surfaces behind the special port ([`port`]), and running one warp.
 use super::*;
+use crate::models::texture::system::{lane_words, unit_request, Sampler};
+use crate::models::texture::{sample, Mode};
 
 /// The shader environment of every stage of a pass.
 pub(super) struct PassEnv<'a> {
@@ -8,6 +10,8 @@ pub(super) struct PassEnv<'a> {
     pub(super) buffers: &'a [(u32, RegionId)],
     pub(super) uniforms: &'a [u32],
     pub(super) images: &'a [(u32, Surface)],
+    /// The mesh's texture and its region (fragment stage of a textured mesh).
+    pub(super) texture: Option<(&'a Texture, RegionId)>,
     /// The tile buffer (tile-shader stage) or `None` (vertex and fragment stages).
     pub(super) tile: Option<&'a mut TileBuffer>,
     pub(super) formats: &'a [Format],
@@ -193,12 +197,35 @@ impl Env for PassEnv<'_> {
     fn uniform(&mut self, index: u32) -> u32 {
         self.uniforms.get(index as usize).copied().unwrap_or(0)
     }
-    fn texture(&mut self, _req: &TexRequest) -> [[u32; 4]; 4] {
-        self.fail(cfg(
-            "the frame model has no texture unit bound: sampled textures are not supported yet"
-                .into(),
-        ));
-        [[0; 4]; 4]
+    fn texture(&mut self, req: &TexRequest) -> [[u32; 4]; 4] {
+        let Some((t, region)) = self.texture else {
+            self.fail(cfg(
+                "a shader sampled a texture, but its mesh has none (a `texture` of the mesh; \
+                 only fragment shaders of textured meshes may sample)"
+                    .into(),
+            ));
+            return [[0; 4]; 4];
+        };
+        // The binding's sampler filter replaces the word's for normalised coordinates.
+        let mut s = Sampler::decode(req.sampler);
+        if s.mode == Mode::Filtered as u32 && !s.int_coords {
+            s.linear = t.filter == Filter::Linear;
+        }
+        let r = TexRequest {
+            sampler: s.encode(),
+            ..*req
+        };
+        let (answer, _, reads) = sample(&t.desc, &t.texels, &unit_request(0, &r));
+        // Every texel the unit reads is a counted read of the texture's region.
+        let base = self.mem.base(region);
+        let mut b = [0u8; 4];
+        for texel in reads.iter().filter(|x| !x.border) {
+            if let Err(e) = self.mem.read(base + 4 * texel.addr as u64, &mut b) {
+                self.fail(e.into());
+                break;
+            }
+        }
+        lane_words(r.sampler, &answer)
     }
     fn special(&mut self, req: &SpecRequest) -> u32 {
         if req.helper {

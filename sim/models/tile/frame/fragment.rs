@@ -6,10 +6,12 @@ use super::*;
 pub(super) type Shaded = (Quad, Vec<Option<[u64; 4]>>, u32, [u32; 4]);
 
 /// Fragment shading of the passing quads of one triangle: per quad, the packed colour per
-/// render target and pixel, and the lanes to write.
+/// render target and pixel, and the lanes to write; `texture` is the mesh's, with its region.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn shade_quads(
     pass: &Pass,
     m: &Mesh,
+    texture: Option<(&Texture, RegionId)>,
     tri: &crate::models::tile::setup::TriSetup,
     vary: &[&[u32]; 3],
     passing: &[(Quad, u32)],
@@ -75,6 +77,7 @@ pub(super) fn shade_quads(
             buffers: &pass.buffers,
             uniforms: &m.fragment.uniforms,
             images: &pass.images,
+            texture,
             tile: None,
             formats: &[],
             modes: None,

@@ -57,6 +57,7 @@ use super::raster::{barycentrics, edge_f32, interpolate, rasterise, Quad};
 use super::setup::{setup, RasterState, Reject, Vertex};
 use super::{DEPTH_MAX, TILE};
 use crate::models::shader::{self, Env, Launch, SpecRequest, TexRequest};
+use crate::models::texture::{Filter, TexDesc};
 use std::fmt;
 
 /// A compiled program and its uniform words.
@@ -103,6 +104,26 @@ pub struct Mesh {
     pub state: RasterState,
     /// Blend state per colour render target.
     pub blend: Vec<BlendState>,
+    /// The texture its fragment shader samples (`texture`/`textureLod`/`texelFetch`), if any.
+    pub texture: Option<Texture>,
+}
+
+/// A sampled texture bound to a mesh's fragment shader: the texture unit's golden model
+/// ([`crate::models::texture::sample`]) answers its `tex` requests from the texels, which live
+/// in their own memory region (class `textures`, uploaded by the host uncounted); every texel
+/// the unit reads is a counted 4-byte read of that region (no texture cache in this model).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Texture {
+    /// Its name (the region is `<pass>: texture <name>`).
+    pub name: String,
+    /// The descriptor (wrap, sRGB, size, levels); `base` is the word offset in the region.
+    pub desc: TexDesc,
+    /// RGBA8 texels (R in bits 7:0) as the descriptor lays them out, [`TexDesc::words`] words.
+    pub texels: Vec<u32>,
+    /// The sampler's filter for normalised-coordinate filtered requests (GLSL `texture`):
+    /// the binding's filter replaces the word's, as a Vulkan sampler's does; integer-coordinate
+    /// fetches (`texelFetch`) stay exact.
+    pub filter: Filter,
 }
 
 /// A colour render target.
@@ -380,6 +401,23 @@ pub fn run_pass_with_progress(
         inputs.push((r, offsets, index_offset));
         let _ = mi;
     }
+    // Textures, uploaded by the host (uncounted): one region per textured mesh.
+    let mut textures: Vec<Option<RegionId>> = Vec::new();
+    for m in &pass.meshes {
+        textures.push(match &m.texture {
+            Some(t) => {
+                let r = mem.alloc(
+                    &format!("{}: texture {}", pass.name, t.name),
+                    "textures",
+                    (4 * t.texels.len()).max(4) as u64,
+                );
+                let bytes: Vec<u8> = t.texels.iter().flat_map(|w| w.to_le_bytes()).collect();
+                mem.preload(mem.base(r), &bytes)?;
+                Some(r)
+            }
+            None => None,
+        });
+    }
     // 1–2: vertex shading, assembly, clipping, viewport, culling.
     let mut tris: Vec<ScreenTri> = Vec::new();
     let mut prim_words: Vec<u32> = Vec::new();
@@ -415,6 +453,7 @@ pub fn run_pass_with_progress(
                 buffers: &pass.buffers,
                 uniforms: &m.vertex.uniforms,
                 images: &pass.images,
+                texture: None,
                 tile: None,
                 formats: &[],
                 modes: None,
@@ -497,14 +536,7 @@ pub fn run_pass_with_progress(
         }
     }
     res.triangles_out = tris.len() as u64;
-    if tris.len() > 1 << command::PRIM_BITS {
-        return Err(cfg(format!(
-            "pass `{}`: {} triangles; a DRAW's primitive id has {} bits",
-            pass.name,
-            tris.len(),
-            command::PRIM_BITS
-        )));
-    }
+    command::check_prim_count(&pass.name, tris.len() as u64).map_err(cfg)?;
     let prim_region = mem.alloc(
         &format!("{}: primitive data", pass.name),
         "primitive data",
@@ -714,7 +746,8 @@ pub fn run_pass_with_progress(
                             passing.push((q, pass_mask));
                         }
                     }
-                    let shaded = shade_quads(pass, m, &tri, &vary, &passing, mem, &mut st)?;
+                    let tex = m.texture.as_ref().zip(textures[state as usize]);
+                    let shaded = shade_quads(pass, m, tex, &tri, &vary, &passing, mem, &mut st)?;
                     for (mut q, pixel_colours, mut lanes, depth) in shaded {
                         if m.late_depth {
                             // Late depth: the exported depth of each pixel, for its lanes.
@@ -763,6 +796,7 @@ pub fn run_pass_with_progress(
                             buffers: &pass.buffers,
                             uniforms: &r.program.uniforms,
                             images: &[],
+                            texture: None,
                             tile: Some(&mut tb),
                             formats: &formats,
                             modes: Some(&mut modes),
