@@ -517,6 +517,31 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: Some(tile_constraint),
     },
+    GeneratorSpec {
+        name: "texture_unit_astc",
+        doc: "texture unit with ASTC textures (issue 14 §1): decode-on-fill (one ASTC_DP, LDR linear/sRGB, fixed footprint) between the texel cache and memory, block cache (fills counted); compare its area with texture_unit's",
+        params: &[
+            pr("slot_width", 3, crate::texture::SLOT_WIDTH, "warp-slot tag bits"),
+            pr("quad_width", 1, crate::texture::QUAD_WIDTH, "quad tag bits"),
+            pow2("cache_lines", 16, crate::texture::CACHE_LINES, "texel-cache lines (2x2 texel blocks)"),
+            pr("max_log2", 10, crate::texture::MAX_LOG2, "log2 of the largest texture side"),
+            p("footprint", 5, 1, 14, "ASTC block footprint: entry of 4x4 5x4 5x5 6x5 6x6 8x5 8x6 8x8 10x5 10x6 10x8 10x10 12x10 12x12 (1-based)"),
+            pow2("block_lines", 8, crate::texture::astc::BLOCK_LINES, "block-cache lines (128-bit blocks)"),
+        ],
+        build: |v| {
+            crate::texture::astc::texture_unit_astc_top(&crate::texture::astc::TexAstcCfg {
+                unit: crate::texture::TexCfg {
+                    slot_width: v[0] as u32,
+                    quad_width: v[1] as u32,
+                    cache_lines: v[2] as u32,
+                    max_log2: v[3] as u32,
+                },
+                footprint: crate::astc::dp::Footprint::ALL[(v[4] as usize).clamp(1, 14) - 1],
+                block_lines: v[5] as u32,
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.
@@ -558,7 +583,6 @@ const TILE_ENGINE_PARAMS: &[ParamSpec] = &[
         16,
         "uniform memory: 2^uniform_bits words",
     ),
-];
 
 /// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
 const TILE_PARAMS: &[ParamSpec] = &[

@@ -12,5 +12,6 @@ mod pbru_system;
 mod shade;
 mod shader_core;
 mod texture;
+mod texture_astc;
 mod tile;
 mod widgets;

@@ -58,6 +58,7 @@
 //!   are not border.
 //!   Filter-active footprints (filtered mode) and filter-idle ones (raw, gather).
 
+pub mod astc;
 pub mod cache;
 pub mod collective;
 pub mod system;
