@@ -542,6 +542,27 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "tex_bridge",
+        doc: "the sampler bridge of tex_system alone (request decode, broadcast modes all/selective/shared, answer routing; issue 14)",
+        params: &[
+            pr("quads", 4, crate::shader::QUADS, "2x2 quads per warp"),
+            pr("warps", 8, crate::shader::WARPS, "warp slots"),
+            pr("order_depth", 32, crate::texture::system::ORDER_DEPTH, "texture requests in flight"),
+        ],
+        build: |v| {
+            crate::texture::system::tex_bridge_top(&crate::texture::system::TexSysCfg {
+                core: crate::shader::ShaderCfg {
+                    quads: v[0] as u32,
+                    warps: v[1] as u32,
+                    ..crate::shader::ShaderCfg::default()
+                },
+                order_depth: v[2] as u32,
+                ..crate::texture::system::TexSysCfg::default()
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.
@@ -583,6 +604,7 @@ const TILE_ENGINE_PARAMS: &[ParamSpec] = &[
         16,
         "uniform memory: 2^uniform_bits words",
     ),
+];
 
 /// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
 const TILE_PARAMS: &[ParamSpec] = &[

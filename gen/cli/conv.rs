@@ -16,6 +16,17 @@ pub enum ConvMode {
     Collective,
 }
 
+/// `--broadcast` values (collective mode).
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum ConvBroadcast {
+    /// Every lane receives the whole patch (64 texel register writes per quad for 3×3).
+    All,
+    /// Each lane receives only its kernel window's texels (36 for 3×3).
+    Selective,
+    /// The patch is written once per quad into shared registers read with `qget` (16 for 3×3).
+    Shared,
+}
+
 /// `--border` values.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum ConvBorder {
@@ -62,6 +73,9 @@ pub struct ConvArgs {
     /// Which shader runs.
     #[arg(long, value_enum, default_value_t = ConvMode::Collective)]
     mode: ConvMode,
+    /// How a collective fetch's texels reach the lanes (--mode collective).
+    #[arg(long, value_enum, default_value_t = ConvBroadcast::All)]
+    broadcast: ConvBroadcast,
     /// Texels beyond the image.
     #[arg(long, value_enum, default_value_t = ConvBorder::Clamp)]
     border: ConvBorder,
@@ -111,9 +125,17 @@ pub fn run(a: ConvArgs) -> Result<(), Failure> {
         return run_shader(&a, path, &img);
     }
     let k = kernel(a.kernel.as_deref().expect("clap: --kernel or --shader"))?;
-    let mode = match a.mode {
-        ConvMode::Baseline => Mode::Baseline,
-        ConvMode::Collective => Mode::Collective,
+    let mode = match (a.mode, a.broadcast) {
+        (ConvMode::Baseline, ConvBroadcast::All) => Mode::Baseline,
+        (ConvMode::Baseline, b) => {
+            return Err(Failure::usage(format!(
+                "--broadcast {}: only with --mode collective",
+                format!("{b:?}").to_lowercase()
+            )))
+        }
+        (ConvMode::Collective, ConvBroadcast::All) => Mode::Collective,
+        (ConvMode::Collective, ConvBroadcast::Selective) => Mode::Selective,
+        (ConvMode::Collective, ConvBroadcast::Shared) => Mode::Shared,
     };
     let border = border(a.border);
     let result = match a.engine {
@@ -142,6 +164,10 @@ pub fn run(a: ConvArgs) -> Result<(), Failure> {
             format!("{:?}", a.engine).to_lowercase().into(),
         );
         o.insert("mode".into(), format!("{:?}", a.mode).to_lowercase().into());
+        o.insert(
+            "broadcast".into(),
+            format!("{:?}", a.broadcast).to_lowercase().into(),
+        );
         o.insert(
             "border".into(),
             format!("{:?}", a.border).to_lowercase().into(),

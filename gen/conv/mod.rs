@@ -7,7 +7,9 @@
 //!   `clamp(round((Σ w·texel) / d + b), 0, 255)`, rounding half away from zero.
 //! * Two shaders ([`mod@program`]): *baseline* fetches every tap per pixel (filtered at the texel
 //!   centre), *collective* fetches the 2×2 group's patch once as raw footprints broadcast into
-//!   the quad's lanes and convolves in the shader. They give bit-identical images.
+//!   the quad's lanes and convolves in the shader, in one of three broadcast modes
+//!   ([`Mode::Collective`] = all, [`Mode::Selective`], [`Mode::Shared`]; [`mod@broadcast`],
+//!   `rendergen conv --broadcast all|selective|shared`). They give bit-identical images.
 //! * Two engines: [`run_model`] (the shader interpreter with the texture unit's golden model
 //!   answering `tex`) and [`rtl::run_rtl`] (the cycle-accurate `texsys` top: shader core,
 //!   sampler bridge and texture unit, with a memory agent behind the unit).
@@ -23,7 +25,8 @@
 //! |---|---|---|---|
 //! | T1–T4, T7, T9 | 3×3, 1×7, 7×1, 19×1 counts (36→16 texels, 36→4 footprints, 28→16, 11 requests for 19×1, broadcast 64/36/16 writes) | `rendergen-sim models::texture::tests::collective_counts_match_the_spec` | `testbenches texture::collective_fetch_counts_and_equal_outputs` |
 //! | T5, T6, T11, T13 | method 1 nudged ±1/8, n = 2 footprints, mip levels 1–2, borders | `…::shifted_coordinates_beyond_half_a_texel_pick_the_wrong_patch`, `…::collective_fetch_from_mip_levels` | `texture::shifted_coordinates_mip_levels_and_borders` |
-//! | T8 | MACs per pixel (tap lookup, Fig. 17a) | `conv::tests::t8_mac_counts` | — |
+//! | T7 | broadcast modes all / selective / shared in the core: 64 / 36 / 16 texel register writes per quad for 3×3, identical images (`--broadcast`) | `models::texture::system::tests::broadcast_modes_write_the_spec_counts`, `conv::broadcast::tests::broadcast_modes_match_the_reference_with_the_spec_write_counts` | `conv::broadcast::tests::rtl_broadcast_modes_count_64_36_16_and_match_the_reference`, `texture::system::*` (every mode in the system program, co-simulated) |
+//! | T8 | MACs per pixel (tap lookup, Fig. 17a; shared: every weighted patch texel, Fig. 17c) | `conv::tests::t8_mac_counts`, `conv::broadcast::tests::shared_mac_counts` | — |
 //! | T12, T18 | mixed filtered / raw / broadcast / gather traffic in order, back-pressure | `models::texture::system::tests` | `texture::system::system_matches_interpreter_and_texture_model_under_back_pressure`, `texture::collective_fetch_counts_and_equal_outputs` |
 //! | T13, T14 | whole images, every border mode, totals per mode, bit-exact | `conv::tests::presets_and_borders_match_the_integer_reference_in_both_modes`, `…::whole_image_figures_per_quad` | `conv::tests::rtl_matches_the_reference_and_the_models_counts` |
 //! | T15 | separable 5×5 in two passes | `conv::tests::t15_separable_5x5_in_two_passes` | — |
@@ -41,6 +44,7 @@
 //! selected program on the model engine (examples: `gen/conv/examples/gauss3.glsl`,
 //! `blur9-bilinear.glsl`).
 
+pub mod broadcast;
 pub mod program;
 pub mod rtl;
 pub mod shader;
@@ -215,8 +219,26 @@ impl Border {
 pub enum Mode {
     /// Every tap fetched per pixel.
     Baseline,
-    /// The group's patch fetched once, broadcast, convolved in the shader.
+    /// The group's patch fetched once, broadcast into every lane (mode *all*), convolved in
+    /// the shader.
     Collective,
+    /// Collective, broadcast *selective*: a lane receives only its window's texels
+    /// ([`broadcast::selective`]).
+    Selective,
+    /// Collective, broadcast into quad-*shared* registers read with `qget`
+    /// ([`broadcast::shared`]).
+    Shared,
+}
+
+impl Mode {
+    /// Multiply-accumulates per pixel: the non-zero taps, or for [`Mode::Shared`] every patch
+    /// texel a lane of the quad weights; times four channels.
+    pub fn macs_per_pixel(self, kernel: &Kernel) -> u64 {
+        4 * match self {
+            Mode::Shared => broadcast::shared_texels(kernel),
+            _ => kernel.taps_nonzero(),
+        }
+    }
 }
 
 /// An RGBA8 image (R in bits 7:0).
@@ -354,6 +376,11 @@ pub fn program(kernel: &Kernel, mode: Mode) -> (String, u32) {
             program::collective(kernel),
             program::collective_regs(kernel),
         ),
+        Mode::Selective => (
+            broadcast::selective(kernel),
+            program::collective_regs(kernel),
+        ),
+        Mode::Shared => (broadcast::shared(kernel), broadcast::shared_regs(kernel)),
     }
 }
 
@@ -463,7 +490,8 @@ pub fn run_model(
             }
         }
     }
-    let stats = stats_of(&env.stats, env.unique_texels(), img, kernel, instructions);
+    let mut stats = stats_of(&env.stats, env.unique_texels(), img, kernel, instructions);
+    stats.macs = img.width as u64 * img.height as u64 * mode.macs_per_pixel(kernel);
     Ok(Convolved {
         image: Image {
             width: img.width,

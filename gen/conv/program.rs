@@ -90,7 +90,7 @@ fn mac(s: &mut String, c: u32, w: i32, t: u32) {
 }
 
 /// Channel `c` of the RGBA8 word in `src` into `t`.
-fn unpack(s: &mut String, c: u32, src: u32, t: u32) {
+pub(super) fn unpack(s: &mut String, c: u32, src: u32, t: u32) {
     match c {
         0 => writeln!(s, "andi r{t}, r{src}, 255"),
         3 => writeln!(s, "shri r{t}, r{src}, 24"),
@@ -100,7 +100,7 @@ fn unpack(s: &mut String, c: u32, src: u32, t: u32) {
 }
 
 /// The shared tail: round each accumulator, pack RGBA8, export, end.
-fn finish(s: &mut String, kernel: &Kernel) {
+pub(super) fn finish(s: &mut String, kernel: &Kernel) {
     let d = kernel.divisor as i64;
     let bd = kernel.bias as i64 * d;
     let two_d = 2 * d;
@@ -181,7 +181,7 @@ pub fn footprints(kernel: &Kernel) -> Vec<(u32, u32)> {
 }
 
 /// Register of patch texel `(px, py)`: footprint `f`'s four texels are `16 + 4f ..`.
-fn patch_reg(kernel: &Kernel, px: u32, py: u32) -> u32 {
+pub(super) fn patch_reg(kernel: &Kernel, px: u32, py: u32) -> u32 {
     let per_row = kernel.w.div_ceil(2); // (w + 1) / 2 for odd w
     16 + 4 * ((py / 2) * per_row + px / 2) + (px & 1) + 2 * (py & 1)
 }

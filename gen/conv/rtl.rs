@@ -288,7 +288,7 @@ pub fn run_rtl(
         }
     }
     stats.unique_texels = unique.len() as u64;
-    stats.macs = img.width as u64 * img.height as u64 * kernel.taps_nonzero() * 4;
+    stats.macs = img.width as u64 * img.height as u64 * mode.macs_per_pixel(kernel);
     stats.cycles = Some(cycles);
     stats.texel_bytes = lines * 16;
     stats.core_busy = Some(busy);

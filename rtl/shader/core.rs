@@ -129,6 +129,7 @@ pub fn shader_core(m: &mut Module, cfg: &ShaderCfg) -> bool {
                 slot: sw,
                 quad: qw,
                 texels: vec![32; 16],
+                skip: 16,
             },
         ),
     };
@@ -422,6 +423,7 @@ pub fn shader_core(m: &mut Module, cfg: &ShaderCfg) -> bool {
         );
         (hi, lo)
     };
+    let zero32 = m.lit(0, 32);
     let mut results = Vec::new();
     for l in 0..lanes {
         let [a, b, c, _] = rdata[l as usize];
@@ -437,11 +439,16 @@ pub fn shader_core(m: &mut Module, cfg: &ShaderCfg) -> bool {
                 m.lit(q as u64, 32),
                 ex.warp_id,
                 index_select(hi, &quad_a),
+                index_select(ex.imm.bits(1, 0), &quad_a),
             ],
             a,
         );
         let deriv = ex.a_src.eq(a_src::DERIV);
-        let b_val = deriv.mux(index_select(lo, &quad_a), ex.b_imm.mux(ex.imm, b));
+        let qget = ex.a_src.eq(a_src::QGET);
+        let b_val = deriv.mux(
+            index_select(lo, &quad_a),
+            qget.mux(zero32, ex.b_imm.mux(ex.imm, b)),
+        );
         let lane_in = LaneIn {
             valid: unit_valid,
             uop: ex.uop,

@@ -34,6 +34,8 @@ pub mod a_src {
     pub const WARP: u64 = 4;
     /// Quad neighbours for a derivative (`a` and `b` of the FMA's subtraction).
     pub const DERIV: u64 = 5;
+    /// Register `a` of quad lane `imm & 3` (`qget`; operand `b` is zero).
+    pub const QGET: u64 = 6;
 }
 
 /// Port kinds (`Decoded::port`).
@@ -203,6 +205,8 @@ fn alu_row(op: Opcode) -> (u64, u64, u64, bool) {
         Lane => (unit::INT, 7, a_src::LANE, true),
         Quad => (unit::INT, 7, a_src::QUAD, true),
         Warp => (unit::INT, 7, a_src::WARP, true),
+        // a | 0 with `a` from the quad lane `imm & 3` (the core zeroes `b` for QGET).
+        Qget => (unit::INT, 7, a_src::QGET, false),
         _ => unreachable!("{op:?} is no ALU opcode"),
     }
 }

@@ -41,7 +41,13 @@
 //!   units never collide and never stall. Port answers take the cycles no ALU result uses.
 //! * **Register file**: per lane one RAM of `warps × regs` words (each rounded up to a power
 //!   of two) with four synchronous read ports (`ffma`/`sel` read three, `export` four) and one
-//!   write port.
+//!   write port. A `tex` answer's `skip` mask leaves some of its words unwritten (selective
+//!   and shared texture broadcasts, `compiler/shader/ABI.md` "Sampled textures").
+//! * **Quad reads**: `ddxc`…`ddyf` and `qget` take operand `a` from another lane of the
+//!   quad through one 4-way mux per lane. `qget t, r, s` is how a lane reads the
+//!   **quad-shared register set** a shared texture broadcast leaves: the footprint fetched by
+//!   lane `s` sits once in lane `s`'s registers, and every lane of the quad reads it from
+//!   there (no extra storage: the shared set is the four lanes' own registers).
 //! * **Control** resolves one clock after issue, when the condition register has been read;
 //!   the mask stack (16 frames of two lane masks) is in flip-flops, one per warp. A jump's
 //!   target is checked when it is fetched (its opcode must be the one the jump expects).
@@ -356,6 +362,10 @@ pub struct TexResp<T = Sig> {
     pub quad: T,
     /// Lane `k`'s word `j` at `4k + j` (16 words).
     pub texels: Vec<T>,
+    /// Words not written (16 bits, lane `k`'s word `j` at bit `4k + j`): a selective or
+    /// shared texture broadcast writes only some of its words (`compiler/shader/ABI.md`
+    /// "Sampled textures"); 0 writes every word of the active lanes.
+    pub skip: T,
 }
 
 /// One lane's export (`export`), never for helper lanes.

@@ -4,13 +4,15 @@
 //! destination its slot's port instruction recorded.
 //!
 //! * **Protocol:** the answer streams are taken when the port is theirs; a `tex` answer (four
-//!   registers per lane) is taken after its fourth clock.
+//!   registers per lane) is taken after its fourth clock; in clock `j` it writes word `j` of
+//!   the active lanes of its quad whose `skip` bit `4·lane + j` is clear (a selective or
+//!   shared texture broadcast leaves the other registers as they were).
 //! * **Timing:** combinational from the answers' valid and tags to the write port, `ready`,
 //!   `launch_free` and `answered`; the `tex` word counter is the only state.
 
 use super::*;
 use rendergen_hdl::{
-    cat, index_select, name_lets, priority_select, select, Io, Module, Sig, Stream,
+    cat, cat_lsb_first, index_select, name_lets, priority_select, select, Io, Module, Sig, Stream,
 };
 
 /// What the write port takes.
@@ -114,13 +116,29 @@ pub fn write_back(m: &mut Module, cfg: &ShaderCfg, i: WriteBackIn) -> WriteBackO
     let lane_onehot = |lane: Sig| lane1.shl(lane);
     let tex_quad_lanes = (m.lit(0xF, lanes).shl(cat(&[tex_d.quad, m.lit(0, 2)])) & resp_mask)
         .named("tex_quad_lanes");
+    // Lanes of the quad whose word `tex_word` is written (`skip` clear), at the quad's lanes.
+    let word_lanes = cat_lsb_first(
+        &(0..4)
+            .map(|k| {
+                !index_select(
+                    tex_j.q(),
+                    &(0..4)
+                        .map(|j| tex_d.skip.bit(4 * k + j))
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Vec<_>>(),
+    );
+    let tex_write_lanes = (tex_quad_lanes
+        & word_lanes.zext(lanes).shl(cat(&[tex_d.quad, m.lit(0, 2)])))
+    .named("tex_write_lanes");
     let write_en = priority_select(
         &[
             (i.alu, i.alu_mask),
             (g_ldg, lane_onehot(ldg_d.lane)),
             (g_spec, lane_onehot(spec_d.lane)),
             (g_ldu, resp_mask),
-            (g_tex, tex_quad_lanes),
+            (g_tex, tex_write_lanes),
             (g_regw, all_lanes),
         ],
         no_lanes,

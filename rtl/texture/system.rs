@@ -8,7 +8,9 @@
 //! `launch`, `ldg_req`, …, `export`, `done`, `issue`); every port of `texture_unit` except
 //! `req_*` / `answer_*` (`desc_*`, `flush`, `mem_req`, `mem_resp`, `counters_*`); and the
 //! bridge's counters `counters_requests` (requests taken from the core) and
-//! `counters_reg_writes` (texel register writes: per request its active lanes, ×4 when raw).
+//! `counters_reg_writes` (texel register writes: per filtered or gather request its active
+//! lanes; per raw request the words written to its active lanes, 16 per lane-set of four
+//! lanes for *all*, fewer for *selective* and *shared* broadcasts).
 //!
 //! # `tex_bridge`
 //! Decodes the sampler immediate of the core's request (the table in
@@ -16,14 +18,26 @@
 //! source lane, patch, sub-operation, filter, mip, explicit LOD, component, LOD; the word the
 //! shader compiler emits, `compiler/shader/ABI.md` "Sampled textures") into the unit's
 //! request; a broadcast asks the unit for its source lane's footprint only. On the way back it
-//! writes the source lane's four words into every lane of a broadcast answer — the "sample
-//! pipeline 124" broadcast of the source (§A.3 block 206). A FIFO of `order_depth` entries
-//! remembers each request's (broadcast, source) until its answer (the unit answers in order).
+//! puts the source lane's four words in every lane of a broadcast answer — the "sample
+//! pipeline 124" broadcast of the source (§A.3 block 206) — with the answer's `skip` mask,
+//! which words the core does not write, by the broadcast mode (bits 15:14 of a raw broadcast,
+//! `compiler/shader/ABI.md` "Sampled textures"): none for *all* (64 texel register writes
+//! for a 3×3 on a quad), the words outside each lane's kernel window for *selective* (a
+//! 64-entry table of the sideband's patch geometry, [`selective_keep`]; 36 writes), all but
+//! the source lane's for *shared* (16 writes: the quad-shared register set the lanes read
+//! with `qget`). A FIFO of `order_depth` entries remembers each request's (broadcast, source,
+//! mode, patch, sub-operation) until its answer (the unit answers in order).
 //! * **Protocol:** stream rules; answers in request order; nothing dropped: the core's request
 //!   waits while the FIFO is full.
 //! * **Timing:** combinational in both directions (no added latency); the unit's `req.ready`
 //!   reaches the core's `tex_req.ready`, the core's `tex_resp.ready` reaches `answer.ready`.
-//! * **Cost:** the FIFO (`order_depth × 3` bits), a 4-way mux of 4 words, the decode.
+//! * **Cost:** the FIFO (`order_depth × 9` bits), a 4-way mux of 4 words, the decode, two
+//!   copies of the 64 × 16-bit skip table (request side for the counter, answer side).
+//!   Measured alone (`rendergen synth tex_bridge -p quads=1`, i.e. `TexSysCfg::default()`;
+//!   `cargo test -p rendergen-testbenches --test testbenches texture::system::bridge_area --
+//!   --ignored --nocapture`, 45 s): 2,635 Yosys generic cells, 373 flip-flops (288 of them the
+//!   32-entry order FIFO), longest path 40 cells. Before the broadcast modes the bridge was
+//!   1,928 cells and 181 flip-flops (measured inside `tex_system`, below).
 //!
 //! # Cost
 //! `rendergen synth tex_system -p quads=1 -p warps=2 -p regs=32 -p imem_depth=64 -p
@@ -44,7 +58,10 @@
 use super::{texture_unit_ports, TexAnswer, TexCfg, TexRequest};
 use crate::shader::{shader_core, shader_core_top, ShaderCfg, TexReq, TexResp};
 use crate::stream::fifo::{fifo, FifoCfg};
-use rendergen_hdl::{name_lets, select, Bundle, Design, ElabErrors, Io, Module, Sig, Stream};
+use rendergen_hdl::{
+    cat, cat_lsb_first, index_select, name_lets, select, Bundle, Design, ElabErrors, Io, Module,
+    Sig, Stream,
+};
 use std::ops::RangeInclusive;
 
 /// Legal [`TexSysCfg::order_depth`].
@@ -89,6 +106,72 @@ pub struct Order<T = Sig> {
     pub broadcast: T,
     /// Its source lane (2 bits).
     pub source: T,
+    /// Its broadcast mode (2 bits, [`BCAST_ALL`], [`BCAST_SELECTIVE`], [`BCAST_SHARED`]).
+    pub kind: T,
+    /// Its patch code (2 bits).
+    pub patch: T,
+    /// Its sub-operation (2 bits).
+    pub subop: T,
+}
+
+/// Broadcast mode *all*: every active lane receives the source lane's four texels.
+pub const BCAST_ALL: u64 = 0;
+/// Broadcast mode *selective*: a lane receives only the texels of its own kernel window.
+pub const BCAST_SELECTIVE: u64 = 1;
+/// Broadcast mode *shared*: the four texels are written once, into the source lane.
+pub const BCAST_SHARED: u64 = 2;
+
+/// Origin in the group's patch of the raw footprint fetched by lane `source` under the
+/// collective sideband `(patch, subop)` (§A.8: 1 = 4×4, 2 = 2×8, 3 = 8×2; with code 3,
+/// sub-operation 0 is the 7×1 layout and 1 ..= 3 are the strips of a 19×1 kernel), and the
+/// kernel the patch serves; `None` for patch code 0 (no mapping).
+pub fn sideband_geometry(patch: u32, subop: u32, source: u32) -> Option<((u32, u32), (u32, u32))> {
+    match (patch, subop) {
+        (1, _) => Some(((2 * (source & 1), 2 * (source >> 1)), (3, 3))),
+        (2, _) => Some(((0, [2, 0, 4, 6][source as usize]), (1, 7))),
+        (3, 0) => Some((([2, 4, 0, 6][source as usize], 0), (7, 1))),
+        (3, s) => Some(((7 * (s - 1) + 2 * source, 0), (19, 1))),
+        _ => None,
+    }
+}
+
+/// The words a selective broadcast writes (bit `4·lane + k`, texel `k` of the footprint): a
+/// lane at `(lane & 1, lane >> 1)` of the quad keeps texel `k` when it lies in its kernel
+/// window; every word without a sideband mapping (patch code 0).
+pub fn selective_keep(patch: u32, subop: u32, source: u32) -> u16 {
+    let Some(((ox, oy), (kw, kh))) = sideband_geometry(patch, subop, source) else {
+        return 0xFFFF;
+    };
+    let mut keep = 0u16;
+    for lane in 0..4u32 {
+        let (lx, ly) = (lane & 1, lane >> 1);
+        for k in 0..4u32 {
+            let (x, y) = (ox + (k & 1), oy + (k >> 1));
+            if x >= lx && x - lx < kw && y >= ly && y - ly < kh {
+                keep |= 1 << (4 * lane + k);
+            }
+        }
+    }
+    keep
+}
+
+/// The 16-bit mask of words a broadcast answer skips (lane `l`'s word `k` at bit `4l + k`),
+/// from the order's `kind`, `patch`, `subop` and `source`: none for *all*; for *selective*
+/// the complement of [`selective_keep`] (a 64-entry table); for *shared* every lane's but the
+/// source's.
+fn broadcast_skip(m: &mut Module, o: &Order) -> Sig {
+    let table: Vec<Sig> = (0..64u32)
+        .map(|i| {
+            m.lit(
+                !selective_keep(i >> 4, (i >> 2) & 3, i & 3) as u64 & 0xFFFF,
+                16,
+            )
+        })
+        .collect();
+    let selective = index_select(cat(&[o.patch, o.subop, o.source]), &table);
+    let shared = !m.lit(0xF, 16).shl(cat(&[o.source, m.lit(0, 2)]));
+    let none = m.lit(0, 16);
+    select(o.kind, &[none, selective, shared], none)
 }
 
 /// What [`tex_bridge`] takes.
@@ -109,8 +192,9 @@ pub struct BridgeOut {
     pub core_resp: Stream<TexResp>,
     /// Requests taken from the core (32 bits, wrapping).
     pub requests: Sig,
-    /// Texel register writes of the core's answers (32 bits, wrapping): per request, its
-    /// active lanes, times four for a raw request (four texels per lane).
+    /// Texel register writes of the core's answers (32 bits, wrapping): per filtered or
+    /// gather request its active lanes; per raw request the words its broadcast mode writes
+    /// to the active lanes (four per lane unless selective or shared).
     pub reg_writes: Sig,
 }
 
@@ -126,6 +210,9 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
     let mip = mip_code.eq(3).mux(m.lit(0, 2), mip_code);
     let broadcast = s.bits(3, 3);
     let source = s.bits(5, 4);
+    // Bits 15:14 are the broadcast mode of a raw broadcast (3 reads as all), else `comp`.
+    let raw_broadcast = broadcast & mode_code.eq(1);
+    let kind = (raw_broadcast & !s.bits(15, 14).eq(3)).mux(s.bits(15, 14), m.lit(0, 2));
     let one_hot = select(
         source,
         &[m.lit(1, 4), m.lit(2, 4), m.lit(4, 4), m.lit(8, 4)],
@@ -156,12 +243,23 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
     );
     let taken = (cv & !order_full.sig() & unit_ready).named("taken");
     let lanes = (0..4).fold(m.lit(0, 3), |acc, k| acc + c.mask.bits(k, k).zext(3));
-    let writes = mode_code.eq(1).mux(lanes.zext(5) << 2, lanes.zext(5));
+    let this = Order {
+        broadcast,
+        source,
+        kind,
+        patch: s.bits(7, 6),
+        subop: s.bits(9, 8),
+    };
+    let skip = broadcast_skip(m, &this);
+    let active_words = cat_lsb_first(&(0..4).map(|l| c.mask.bit(l).repeat(4)).collect::<Vec<_>>());
+    let kept = active_words & !skip;
+    let raw_words = (0..16).fold(m.lit(0, 5), |acc, b| acc + kept.bit(b).zext(5));
+    let writes = mode_code.eq(1).mux(raw_words, lanes.zext(5));
     let zero = m.lit(0, 5);
     let requests = super::counter(m, "requests", taken, 32);
     let reg_writes = super::counter(m, "reg_writes", taken.mux(writes, zero), 32);
     c_ready.drive(unit_ready & !order_full.sig());
-    let (push, _push_ready) = Stream::offer(m, "order_push", taken, Order { broadcast, source });
+    let (push, _push_ready) = Stream::offer(m, "order_push", taken, this);
     let order = fifo(
         m,
         &FifoCfg {
@@ -183,6 +281,7 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
             o.broadcast.mux(from_source, a.words[k])
         })
         .collect();
+    let skip = o.broadcast.mux(broadcast_skip(m, &o), m.lit(0, 16));
     let (core_resp, resp_ready) = Stream::offer(
         m,
         "core_resp",
@@ -191,6 +290,7 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
             slot: a.slot.resize(cfg.core.slot_bits()),
             quad: a.quad.resize(cfg.core.quad_bits()),
             texels,
+            skip,
         },
     );
     a_ready.drive(resp_ready);
@@ -201,6 +301,46 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
         requests,
         reg_writes,
     }
+}
+
+/// The sampler bridge alone as a top (catalogue `tex_bridge`), for its lint and area: ports
+/// `core_req_*`, `answer_*` in, `req_*`, `core_resp_*`, `counters_requests`,
+/// `counters_reg_writes` out.
+///
+/// ```
+/// use rendergen_rtl::texture::system::{tex_bridge_top, TexSysCfg};
+/// let d = tex_bridge_top(&TexSysCfg::default()).expect("elaborates");
+/// assert!(d.top().outputs.iter().any(|p| p.name == "core_resp_skip"));
+/// ```
+pub fn tex_bridge_top(cfg: &TexSysCfg) -> Result<Design, ElabErrors> {
+    let ucfg = cfg.unit();
+    Design::build_with_params("tex_bridge_top", &format!("{cfg:?}"), |m| {
+        let ok = m.check_param("order_depth", cfg.order_depth.into(), ORDER_DEPTH)
+            & m.check_param(
+                "core.quads (quad tag)",
+                ucfg.quad_width.into(),
+                super::QUAD_WIDTH,
+            );
+        if !ok {
+            return;
+        }
+        let core_req = m.input_stream::<TexReq>(
+            "core_req",
+            &TexReq {
+                slot: cfg.core.slot_bits(),
+                quad: cfg.core.quad_bits(),
+                sampler: 32,
+                coords: vec![32; 8],
+                mask: 4,
+            },
+        );
+        let answer = m.input_stream::<TexAnswer>("answer", &TexAnswer::shape(&ucfg));
+        let b = m.child("bridge", cfg, BridgeIn { core_req, answer }, tex_bridge);
+        m.output_stream("req", b.req);
+        m.output_stream("core_resp", b.core_resp);
+        m.output("counters_requests", b.requests);
+        m.output("counters_reg_writes", b.reg_writes);
+    })
 }
 
 /// The core ⇄ texture unit top (catalogue `tex_system`; ports in the module docs).

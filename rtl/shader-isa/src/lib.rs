@@ -258,6 +258,7 @@ opcodes! {
     Lane = 0x63, "lane", D, None, Int, "d = the lane's index in the warp (4·quad + i)";
     Quad = 0x64, "quad", D, None, Int, "d = the lane's quad index in the warp";
     Warp = 0x65, "warp", D, None, Int, "d = the warp id given at launch";
+    Qget = 0x66, "qget", Dai, Int, Int, "d = register a of lane imm & 3 of the lane's quad, in all four lanes (a quad read: how lanes read the quad-shared registers of a SHARED texture broadcast)";
     Ldg = 0x70, "ldg", Dai, Int, Port, "d = global word at byte address a + imm (wrapping)";
     Stg = 0x71, "stg", Abi, Int, Port, "global word at byte address a + imm = b (not by helper lanes)";
     Ldu = 0x72, "ldu", Di, Int, Port, "d = uniform word imm (one read for the warp)";

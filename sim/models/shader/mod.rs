@@ -115,6 +115,12 @@ pub trait Env {
     fn uniform(&mut self, index: u32) -> u32;
     /// Four words per lane of the quad (only the active lanes' are used).
     fn texture(&mut self, req: &TexRequest) -> [[u32; 4]; 4];
+    /// The words of [`Env::texture`]'s answer to `req` the core writes (lane `k`'s word `j` at
+    /// bit `4k + j`, of the active lanes): all of them unless the port says otherwise (a
+    /// selective or shared texture broadcast, `compiler/shader/ABI.md` "Sampled textures").
+    fn texture_keep(&mut self, _req: &TexRequest) -> u16 {
+        0xFFFF
+    }
     /// The special port's answer.
     fn special(&mut self, req: &SpecRequest) -> u32;
 }
@@ -520,6 +526,16 @@ impl Warp<'_> {
                     }
                 }
             }
+            Qget => {
+                for q in 0..self.lanes / QUAD_LANES {
+                    let v = self.regs[4 * q + (i.imm & 3) as usize][a];
+                    for l in 4 * q..4 * q + 4 {
+                        if self.mask >> l & 1 == 1 {
+                            self.regs[l][d] = v;
+                        }
+                    }
+                }
+            }
             Lane | Quad | Warp => {
                 for l in 0..self.lanes {
                     if self.mask >> l & 1 == 1 {
@@ -561,15 +577,21 @@ impl Warp<'_> {
                         let r = &self.regs[4 * q + k];
                         [r[a], r[a + 1]]
                     });
-                    let texels = env.texture(&TexRequest {
+                    let req = TexRequest {
                         quad: q,
                         sampler: i.imm,
                         coords,
                         mask,
-                    });
+                    };
+                    let texels = env.texture(&req);
+                    let keep = env.texture_keep(&req);
                     for (k, texel) in texels.iter().enumerate() {
                         if mask >> k & 1 == 1 {
-                            self.regs[4 * q + k][d..d + 4].copy_from_slice(texel);
+                            for (j, &w) in texel.iter().enumerate() {
+                                if keep >> (4 * k + j) & 1 == 1 {
+                                    self.regs[4 * q + k][d + j] = w;
+                                }
+                            }
                         }
                     }
                 }

@@ -688,3 +688,21 @@ fn fp_opcodes_are_the_functions_the_table_names() {
     }
     assert_eq!(checked, 32 * 64, "every FP opcode but the four derivatives");
 }
+
+/// `qget d, a, k`: every active lane of a quad gets lane `k`'s register `a` of that quad.
+#[test]
+fn qget_reads_a_quad_lane() {
+    let prog = asm("lane r1\nimuli r2, r1, 10\nqget r3, r2, 2\nqget r4, r2, 7\nend");
+    let l = Launch::new(2);
+    let out = run(&prog, &Config::default(), &l, &mut MemoryEnv::default());
+    assert_eq!(out.error, None);
+    for lane in 0..8 {
+        let q = lane / 4;
+        assert_eq!(out.regs[lane][3], (4 * q as u32 + 2) * 10, "lane {lane}");
+        assert_eq!(
+            out.regs[lane][4],
+            (4 * q as u32 + 3) * 10,
+            "lane {lane}: imm & 3"
+        );
+    }
+}

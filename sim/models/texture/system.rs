@@ -15,7 +15,7 @@
 //! | 10 | `filter` | 0 nearest, 1 bilinear |
 //! | 12:11 | `mip` | 0 level 0, 1 nearest level, 2 linear |
 //! | 13 | `explicit_lod` | `lod` is the level of detail (else a bias) |
-//! | 15:14 | `comp` | gathered component |
+//! | 15:14 | `comp` | gathered component; of a raw broadcast (`mode` 1 with `broadcast`), the broadcast mode: 0 all, 1 selective, 2 shared (3 reads as all) |
 //! | 31:16 | `lod` | LOD or bias, signed Q8.8 |
 //!
 //! The shader compiler speaks this word (`compiler/shader/ABI.md` "Sampled textures": what
@@ -24,12 +24,21 @@
 //! as `fmul(u2f(w), f32(1/65535))`); `rendergen conv`'s hand-written programs use the raw and
 //! broadcast forms.
 //!
+//! **Broadcast modes** (§A.10, scenario T7): *all* writes the source lane's four texels into
+//! `d..d+3` of every active lane (64 texel register writes for a 3×3 on a quad); *selective*
+//! writes a lane only the texels of its own kernel window, located by the sideband's patch
+//! mapping ([`keep_mask`]; 36 for a 3×3); *shared* writes the four texels once, into the
+//! source lane's `d..d+3` (16 for a 3×3): the quad's registers `d..d+3` of its four lanes
+//! then hold the patch once, as one quad-shared register set, and a lane reads any of them
+//! with `qget t, r, lane` (register `r` of quad lane `lane`, `rtl/shader-isa/ISA.md`).
+//!
 //! Offsets are not encoded (a shader adds them to integer coordinates itself). The broadcast is
 //! the source's "sample pipeline 124" (§A.3 block 206, mode *all*): the unit fetches one
 //! footprint for the quad and the returned texels are written into every active lane, so a
 //! collective fetch of a 4×4 patch is four broadcast `tex` instructions, four footprints, 16
 //! texel reads and 64 texel register writes per quad.
 
+use super::collective::{patch_position, Broadcast, PATCH_2X8, PATCH_4X4, PATCH_8X2};
 use super::{sample, Answer, Counts, Filter, MipMode, Mode, Request, TexDesc, TexelRef};
 use crate::models::shader::{Env, SpecRequest, TexRequest};
 use std::collections::HashSet;
@@ -91,6 +100,51 @@ impl Sampler {
             explicit_lod: w >> 13 & 1 == 1,
             comp: w >> 14 & 3,
             lod: (w >> 16) as u16 as i16 as i32,
+        }
+    }
+}
+
+impl Sampler {
+    /// The broadcast mode: bits 15:14 of a raw broadcast (0 all, 1 selective, 2 shared, 3
+    /// reads as all); every other request is *all* (its bits 15:14 are `comp`).
+    pub fn broadcast_mode(&self) -> Broadcast {
+        match (self.broadcast && self.mode == 1, self.comp) {
+            (true, 1) => Broadcast::Selective,
+            (true, 2) => Broadcast::Shared,
+            _ => Broadcast::All,
+        }
+    }
+}
+
+/// The words the core writes for an answer to sampler word `sampler` (lane `k`'s word `j` at
+/// bit `4k + j`, before the active mask): all of them, except for a raw broadcast in mode
+/// *selective* (the texels of the lane's own kernel window, by the sideband's patch mapping
+/// [`patch_position`]; all of them for patch code 0) or *shared* (the source lane's four).
+pub fn keep_mask(sampler: u32) -> u16 {
+    let s = Sampler::decode(sampler);
+    match s.broadcast_mode() {
+        Broadcast::All => 0xFFFF,
+        Broadcast::Shared => 0xF << (4 * s.source),
+        Broadcast::Selective => {
+            let (kw, kh) = match (s.patch, s.subop) {
+                (PATCH_4X4, _) => (3, 3),
+                (PATCH_2X8, _) => (1, 7),
+                (PATCH_8X2, 0) => (7, 1),
+                (PATCH_8X2, _) => (19, 1),
+                _ => return 0xFFFF,
+            };
+            let mut keep = 0;
+            for lane in 0..4usize {
+                let (lx, ly) = ((lane & 1) as i64, (lane >> 1) as i64);
+                for k in 0..4 {
+                    let (px, py) = patch_position(s.patch, s.subop, s.source as usize, k);
+                    let (dx, dy) = (px as i64 - lx, py as i64 - ly);
+                    if (0..kw).contains(&dx) && (0..kh).contains(&dy) {
+                        keep |= 1 << (4 * lane + k);
+                    }
+                }
+            }
+            keep
         }
     }
 }
@@ -196,8 +250,15 @@ impl<'a> TexEnv<'a> {
         let (ans, counts, reads) = sample(&self.desc, self.mem, &req);
         self.stats.requests += 1;
         self.stats.counts += counts;
-        let per_lane = if req.mode == Mode::Raw { 4 } else { 1 };
-        self.stats.reg_writes += per_lane * (r.mask & 0xF).count_ones() as u64;
+        self.stats.reg_writes += match req.mode {
+            Mode::Raw => {
+                let active = (0..4).fold(0u16, |a, l| {
+                    a | (((r.mask >> l & 1) as u16 * 0xF) << (4 * l))
+                });
+                (keep_mask(r.sampler) & active).count_ones() as u64
+            }
+            _ => (r.mask & 0xF).count_ones() as u64,
+        };
         if let Some(u) = self.unique.as_mut() {
             u.extend(
                 reads
@@ -226,6 +287,9 @@ impl Env for TexEnv<'_> {
     }
     fn texture(&mut self, req: &TexRequest) -> [[u32; 4]; 4] {
         self.answer(req).0
+    }
+    fn texture_keep(&mut self, req: &TexRequest) -> u16 {
+        keep_mask(req.sampler)
     }
     fn special(&mut self, _req: &SpecRequest) -> u32 {
         0
@@ -256,6 +320,120 @@ mod tests {
         // every single bit lands in exactly one field
         for b in 0..32 {
             assert_eq!(Sampler::decode(1 << b).encode(), 1 << b, "bit {b}");
+        }
+    }
+
+    /// T7: the collective fetch of a 3×3 (and 1×7, 7×1) on a quad — one raw broadcast per
+    /// footprint, the fetching lane the one whose sideband footprint it is — writes 64 / 36 / 16
+    /// (64 / 28 / 16) texel registers in the modes all / selective / shared; a selective lane
+    /// receives exactly its kernel window, a shared one exactly its own footprint.
+    #[test]
+    fn broadcast_modes_write_the_spec_counts() {
+        use crate::models::texture::collective::{plan, Kernel};
+        let desc = TexDesc {
+            base: 0,
+            log2_w: 4,
+            log2_h: 4,
+            width: 16,
+            height: 16,
+            mips: 1,
+            srgb: false,
+            tiled: false,
+            wrap: [super::super::Wrap::Clamp; 2],
+            border: 0,
+            min_lod: -32768,
+            max_lod: 32767,
+            base_level: 0,
+        };
+        let mem: Vec<u32> = (0..256)
+            .map(|i| 0x0103_0507u32.wrapping_mul(i + 1))
+            .collect();
+        for (kernel, want) in [
+            (Kernel { w: 3, h: 3 }, [64, 36, 16]),
+            (Kernel { w: 1, h: 7 }, [64, 28, 16]),
+            (Kernel { w: 7, h: 1 }, [64, 28, 16]),
+        ] {
+            let (patch, subs) = plan(kernel);
+            for (mode, want) in want.into_iter().enumerate() {
+                let mut env = TexEnv::new(desc, &mem);
+                let mut window: [Vec<(u32, u32)>; 4] = Default::default();
+                for &(subop, origins) in &subs {
+                    for (source, o) in origins.iter().enumerate() {
+                        let (ox, oy) = o.expect("every lane fetches");
+                        let sampler = Sampler {
+                            mode: 1,
+                            int_coords: true,
+                            broadcast: true,
+                            source: source as u32,
+                            patch,
+                            subop,
+                            comp: mode as u32,
+                            ..Sampler::default()
+                        }
+                        .encode();
+                        let mut coords = [[0u32; 2]; 4];
+                        coords[source] = [3 + ox, 5 + oy];
+                        let r = TexRequest {
+                            quad: 0,
+                            sampler,
+                            coords,
+                            mask: 0xF,
+                        };
+                        env.answer(&r);
+                        let keep = keep_mask(sampler);
+                        for (lane, w) in window.iter_mut().enumerate() {
+                            for k in 0..4 {
+                                if keep >> (4 * lane + k) & 1 == 1 {
+                                    w.push((ox + (k & 1) as u32, oy + (k >> 1) as u32));
+                                }
+                            }
+                        }
+                    }
+                }
+                assert_eq!(env.stats.reg_writes, want, "{kernel:?} mode {mode}");
+                for (lane, w) in window.iter_mut().enumerate() {
+                    w.sort();
+                    let (lx, ly) = ((lane & 1) as u32, (lane >> 1) as u32);
+                    let expect: Vec<(u32, u32)> = match mode {
+                        1 => (0..kernel.h)
+                            .flat_map(|y| (0..kernel.w).map(move |x| (x + lx, y + ly)))
+                            .collect(),
+                        2 => {
+                            let (ox, oy) = subs[0].1[lane].unwrap();
+                            vec![(ox, oy), (ox + 1, oy), (ox, oy + 1), (ox + 1, oy + 1)]
+                        }
+                        _ => (0..kernel.h + 1)
+                            .flat_map(|y| (0..kernel.w + 1).map(move |x| (x, y)))
+                            .collect(),
+                    };
+                    let mut expect = expect;
+                    expect.sort();
+                    assert_eq!(*w, expect, "{kernel:?} mode {mode} lane {lane}");
+                }
+            }
+        }
+        // Bits 15:14 of anything but a raw broadcast are `comp`: every word written.
+        for s in [
+            Sampler {
+                mode: 2,
+                broadcast: true,
+                comp: 1,
+                ..Sampler::default()
+            },
+            Sampler {
+                mode: 1,
+                comp: 2,
+                ..Sampler::default()
+            },
+            Sampler {
+                mode: 1,
+                broadcast: true,
+                comp: 3,
+                patch: 1,
+                ..Sampler::default()
+            },
+        ] {
+            assert_eq!(keep_mask(s.encode()), 0xFFFF, "{s:?}");
         }
     }
 

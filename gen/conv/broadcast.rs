@@ -1,0 +1,312 @@
+//! The collective shader in the broadcast modes *selective* and *shared* (§A.10, scenario
+//! T7): the same patch fetched once per quad as raw broadcast footprints, written into the
+//! lanes differently (the sampler word's bits 15:14, `compiler/shader/ABI.md` "Sampled
+//! textures"), convolved to the same bits as mode *all* ([`super::program::collective`]).
+//!
+//! * **Selective**: the program of mode *all* with each broadcast retargeted: bits 15:14 = 1,
+//!   and the fetching lane is the one whose sideband footprint (§A.8, the patch mapping of
+//!   `rendergen_sim::models::texture::collective::patch_position`) is that footprint, so the
+//!   unit's mapping tells which lanes' windows hold each texel. A lane receives only its
+//!   window's texels (36 texel register writes per quad for a 3×3 instead of 64); its
+//!   in-place window selection reads a register it did not receive only where the `sel`
+//!   discards it. Kernels without a sideband patch code (5×5, 9×9, …) have no mapping: their
+//!   broadcasts write every word, as mode *all*.
+//! * **Shared**: footprint `f` is fetched by lane `f mod 4` into its own `r(16+4f) ..` only
+//!   (16 writes per quad for a 3×3): the quad's lanes together hold the patch once, a
+//!   quad-shared register set. Every lane then reads each patch texel with
+//!   `qget t, r(16+4f+j), f mod 4` and multiplies it by its own weight for that texel (zero
+//!   outside its window: the per-lane weight arrays of Fig. 17c, built with `sel` on the
+//!   lane's position in the quad), so a lane does one MAC per channel for every texel some
+//!   lane of the quad weights (16 per pixel for a 3×3).
+//!
+//! Measured on the RTL (`tex_system`, 4 quads per warp, 64 cache lines, memory latency 8;
+//! 64×64 scene, gauss3, clamp; the ignored test `measure_64x64_gauss3`):
+//!
+//! | mode | cycles | core issue cycles | footprints | texel register writes | MACs |
+//! |---|---|---|---|---|---|
+//! | baseline | 181,382 | 55,296 | 36,864 | 36,864 | 147,456 |
+//! | all | 90,838 | 63,488 | 4,096 | 65,536 | 147,456 |
+//! | selective | 90,838 | 63,488 | 4,096 | 36,864 | 147,456 |
+//! | shared | 133,857 | 115,968 | 4,096 | 16,384 | 262,144 |
+//!
+//! Selective costs nothing in the core (the same instructions); shared trades register writes
+//! for instructions (per-lane weights and 16 MACs per pixel) and becomes core-bound.
+
+use super::program::{
+    collective, collective_regs, finish, footprints, patch_code, patch_reg, unpack,
+};
+use super::Kernel;
+use rendergen_sim::models::texture::collective::patch_position;
+use rendergen_sim::models::texture::system::Sampler;
+use std::fmt::Write;
+
+/// The sampler word's broadcast mode *selective* (bits 15:14).
+pub const SELECTIVE: u32 = 1;
+/// The sampler word's broadcast mode *shared* (bits 15:14).
+pub const SHARED: u32 = 2;
+
+/// The lane whose sideband footprint under patch code `patch`, sub-operation `subop` starts
+/// at `(ox, oy)` of the patch, if any.
+fn sideband_lane(patch: u32, subop: u32, (ox, oy): (u32, u32)) -> Option<u32> {
+    (0..4u32).find(|&l| patch_position(patch, subop, l as usize, 0) == (ox, oy))
+}
+
+/// The selective-broadcast program of `kernel` (see the module docs).
+pub fn selective(kernel: &Kernel) -> String {
+    let src = collective(kernel);
+    let feet = footprints(kernel);
+    let mut out = String::from("; broadcast selective\n");
+    for line in src.lines() {
+        let retargeted = line
+            .strip_prefix("tex r")
+            .and_then(|rest| {
+                let (d, word) = rest.split_once(", r12, 0x")?;
+                let d: u32 = d.parse().ok()?;
+                let mut s = Sampler::decode(u32::from_str_radix(word, 16).ok()?);
+                let f = (d - 16) / 4;
+                if s.patch != 0 {
+                    s.source = sideband_lane(s.patch, s.subop, feet[f as usize])?;
+                    s.comp = SELECTIVE;
+                }
+                Some(format!("tex r{d}, r12, 0x{:08x}", s.encode()))
+            })
+            .unwrap_or_else(|| line.to_string());
+        writeln!(out, "{retargeted}").unwrap();
+    }
+    out
+}
+
+/// Registers of the shared program: the collective's and five temporaries.
+pub fn shared_regs(kernel: &Kernel) -> u32 {
+    collective_regs(kernel) + 5
+}
+
+/// Lane `(lx, ly)`'s weight of patch texel `(px, py)`: the kernel's tap, zero outside its
+/// window.
+fn lane_weight(kernel: &Kernel, (px, py): (u32, u32), (lx, ly): (u32, u32)) -> i32 {
+    match px >= lx && px - lx < kernel.w && py >= ly && py - ly < kernel.h {
+        true => kernel.weight(px - lx, py - ly),
+        false => 0,
+    }
+}
+
+/// Patch texels some lane of the quad weights (each costs one MAC per channel in every lane
+/// of the shared program).
+pub fn shared_texels(kernel: &Kernel) -> u64 {
+    let (pw, ph) = (kernel.w + 1, kernel.h + 1);
+    (0..ph)
+        .flat_map(|py| (0..pw).map(move |px| (px, py)))
+        .filter(|&p| (0..4).any(|l| lane_weight(kernel, p, (l & 1, l >> 1)) != 0))
+        .count() as u64
+}
+
+/// The shared-register program of `kernel` (see the module docs).
+pub fn shared(kernel: &Kernel) -> String {
+    let mut s = String::from(
+        "; collective convolution, broadcast shared: the patch once per quad, read with qget\n\
+         lane r2\nshri r3, r2, 1\nandi r3, r3, 1\nandi r2, r2, 1\n",
+    );
+    let (rx, ry) = ((kernel.w / 2) as i32, (kernel.h / 2) as i32);
+    writeln!(
+        s,
+        "isub r4, r0, r2\niaddi r4, r4, {}\nisub r5, r1, r3\niaddi r5, r5, {}",
+        -rx, -ry
+    )
+    .unwrap();
+    let patch = patch_code(kernel);
+    let feet = footprints(kernel);
+    for (f, &(ox, oy)) in feet.iter().enumerate() {
+        let f = f as u32;
+        writeln!(s, "iaddi r12, r4, {ox}\niaddi r13, r5, {oy}").unwrap();
+        let word = Sampler {
+            mode: 1,
+            int_coords: true,
+            broadcast: true,
+            source: f % 4,
+            patch,
+            subop: (f / 4) & 3,
+            explicit_lod: true,
+            mip: 1,
+            comp: SHARED,
+            ..Sampler::default()
+        }
+        .encode();
+        writeln!(s, "tex r{}, r12, 0x{word:08x}", 16 + 4 * f).unwrap();
+    }
+    let base = collective_regs(kernel);
+    let (t, w, k, k2, u) = (base, base + 1, base + 2, base + 3, base + 4);
+    let per_row = kernel.w.div_ceil(2);
+    for py in 0..kernel.h + 1 {
+        for px in 0..kernel.w + 1 {
+            let lw = |lx, ly| lane_weight(kernel, (px, py), (lx, ly));
+            let (w00, w10, w01, w11) = (lw(0, 0), lw(1, 0), lw(0, 1), lw(1, 1));
+            if [w00, w10, w01, w11] == [0; 4] {
+                continue;
+            }
+            let f = (py / 2) * per_row + px / 2;
+            writeln!(s, "qget r{t}, r{}, {}", patch_reg(kernel, px, py), f % 4).unwrap();
+            writeln!(s, "movi r{w}, {w00}").unwrap();
+            if w10 != w00 {
+                writeln!(s, "movi r{k}, {w10}\nsel r{w}, r2, r{k}, r{w}").unwrap();
+            }
+            if (w01, w11) != (w00, w10) {
+                writeln!(s, "movi r{k2}, {w01}").unwrap();
+                if w11 != w01 {
+                    writeln!(s, "movi r{k}, {w11}\nsel r{k2}, r2, r{k}, r{k2}").unwrap();
+                }
+                writeln!(s, "sel r{w}, r3, r{k2}, r{w}").unwrap();
+            }
+            for c in 0..4 {
+                unpack(&mut s, c, t, u);
+                writeln!(
+                    s,
+                    "imul r{u}, r{u}, r{w}\niadd r{}, r{}, r{u}",
+                    8 + c,
+                    8 + c
+                )
+                .unwrap();
+            }
+        }
+    }
+    finish(&mut s, kernel);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{reference, scene};
+    use super::super::*;
+    use super::shared_texels;
+
+    /// T7 on whole images (model engine): the three broadcast modes give the reference image
+    /// bit for bit on every 3×3 preset and border, with 64 / 36 / 16 texel register writes per
+    /// quad; a kernel without a sideband (gauss5) broadcasts selectively as *all*.
+    #[test]
+    fn broadcast_modes_match_the_reference_with_the_spec_write_counts() {
+        let img = scene(10, 8, 4);
+        let quads = 5 * 4;
+        for name in ["gauss3", "box3", "sobel-x", "sobel-y", "sharpen", "gauss5"] {
+            let k = Kernel::preset(name).unwrap();
+            for border in [Border::Clamp, Border::Repeat, Border::Mirror] {
+                let want = reference(&img, &k, border);
+                let per_quad: [u64; 3] = match name {
+                    "gauss5" => [144, 144, 36],
+                    _ => [64, 36, 16],
+                };
+                for (mode, writes) in [Mode::Collective, Mode::Selective, Mode::Shared]
+                    .into_iter()
+                    .zip(per_quad)
+                {
+                    let got = run_model(&img, &k, mode, border).unwrap();
+                    assert_eq!(got.image.texels, want, "{name} {border:?} {mode:?}");
+                    assert_eq!(
+                        got.stats.reg_writes,
+                        writes * quads,
+                        "{name} {border:?} {mode:?}"
+                    );
+                    let (fp, reads) = match name {
+                        "gauss5" => (9, 36),
+                        _ => (4, 16),
+                    };
+                    assert_eq!(got.stats.footprints, fp * quads, "{name} {mode:?}");
+                    assert_eq!(got.stats.texel_reads, reads * quads, "{name} {mode:?}");
+                }
+            }
+        }
+    }
+
+    /// T8 for the shared program: one MAC per channel for every patch texel some lane weights
+    /// (16 for a dense 3×3, 36 for gauss5's 6×6 patch, 12 for sharpen whose zero corners are
+    /// the only weights of the patch's corners).
+    #[test]
+    fn shared_mac_counts() {
+        for (name, texels) in [("box3", 16), ("gauss3", 16), ("gauss5", 36)] {
+            let k = Kernel::preset(name).unwrap();
+            assert_eq!(shared_texels(&k), texels, "{name}");
+            assert_eq!(Mode::Shared.macs_per_pixel(&k), 4 * texels);
+        }
+        // sharpen's corners are zero: patch corners are weighted by no lane
+        assert_eq!(shared_texels(&Kernel::preset("sharpen").unwrap()), 12);
+    }
+
+    /// The three modes on the cycle-accurate `tex_system` under memory back-pressure: the
+    /// reference image, the model's counters, and the RTL bridge's register-write counter
+    /// at 64 / 36 / 16 per quad.
+    #[test]
+    fn rtl_broadcast_modes_count_64_36_16_and_match_the_reference() {
+        let img = scene(8, 6, 3);
+        let quads = 4 * 3;
+        for (name, border, stall) in [
+            ("gauss3", Border::Clamp, 0.3),
+            ("sobel-y", Border::Mirror, 0.0),
+        ] {
+            let k = Kernel::preset(name).unwrap();
+            let want = reference(&img, &k, border);
+            for (mode, writes) in [
+                (Mode::Collective, 64),
+                (Mode::Selective, 36),
+                (Mode::Shared, 16),
+            ] {
+                let o = rtl::RtlOptions {
+                    quads: 2,
+                    warps: 4,
+                    batch: 8,
+                    cache_lines: 16,
+                    mem_latency: (3, 12),
+                    mem_stall: stall,
+                    seed: 11,
+                    progress: false,
+                };
+                let got = rtl::run_rtl(&img, &k, mode, border, &o).unwrap();
+                assert_eq!(got.image.texels, want, "{name} {mode:?}");
+                let m = run_model(&img, &k, mode, border).unwrap().stats;
+                let g = &got.stats;
+                assert_eq!(g.reg_writes, writes * quads, "{name} {mode:?}");
+                assert_eq!(
+                    (
+                        g.requests,
+                        g.footprints,
+                        g.texel_reads,
+                        g.filter_active,
+                        g.reg_writes,
+                        g.macs
+                    ),
+                    (
+                        m.requests,
+                        m.footprints,
+                        m.texel_reads,
+                        m.filter_active,
+                        m.reg_writes,
+                        m.macs
+                    ),
+                    "{name} {mode:?}"
+                );
+            }
+        }
+    }
+
+    /// Figures of the three modes on a 64×64 gauss3 (RTL): `cargo test -p rendergen-gen --lib
+    /// conv::broadcast::tests::measure -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn measure_64x64_gauss3() {
+        let img = scene(64, 64, 1);
+        let k = Kernel::preset("gauss3").unwrap();
+        for mode in [
+            Mode::Baseline,
+            Mode::Collective,
+            Mode::Selective,
+            Mode::Shared,
+        ] {
+            let t = std::time::Instant::now();
+            let got =
+                rtl::run_rtl(&img, &k, mode, Border::Clamp, &rtl::RtlOptions::default()).unwrap();
+            assert_eq!(got.image.texels, reference(&img, &k, Border::Clamp));
+            println!(
+                "{mode:?} {} ({:.1} s)",
+                stats_json(&got.stats),
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
