@@ -543,6 +543,25 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         constraint: None,
     },
     GeneratorSpec {
+        name: "tile_geometry",
+        doc: "tile engine geometry front end: triangle setup (guard band, cull, edges, depth plane), tiler, per-tile DRAW lists written to memory",
+        params: &[
+            p("planes", 5, 1, 9, "planes TILE_BEGIN clears (colour targets + depth)"),
+            pow2("bin_words", 512, 32..=65536, "64-bit words of a tile's list bin"),
+            pow2("max_tiles", 4096, 1..=65536, "tiles the list writer tracks"),
+            p("div_steps", 4, 1, 8, "quotient bits per clock of the depth-plane divider"),
+        ],
+        build: |v| {
+            crate::tile::geometry::tile_geometry_top(&crate::tile::geometry::GeomCfg {
+                planes: v[0] as u32,
+                bin_words: v[1] as u32,
+                max_tiles: v[2] as u32,
+                div_steps: v[3] as u32,
+            })
+        },
+        constraint: None,
+    },
+    GeneratorSpec {
         name: "tex_bridge",
         doc: "the sampler bridge of tex_system alone (request decode, broadcast modes all/selective/shared, answer routing; issue 14)",
         params: &[

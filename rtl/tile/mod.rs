@@ -45,6 +45,7 @@ pub mod early_z;
 pub mod engine;
 pub mod exports;
 pub mod frag;
+pub mod geometry;
 pub mod mem_port;
 pub mod raster;
 pub mod resolve;

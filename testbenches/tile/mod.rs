@@ -9,6 +9,7 @@ mod buffer;
 mod cmd;
 mod engine;
 mod frag;
+mod geometry;
 mod memory;
 mod raster;
 mod writeout;

@@ -254,6 +254,8 @@ pub struct PassResult {
     pub vertex_instructions: u64,
     /// Geometry cycles (cost model).
     pub cycles_geometry: u64,
+    /// The binned triangles in primitive order (the input of the RTL geometry front end).
+    pub triangles: Vec<BinnedTriangle>,
 }
 
 impl PassResult {
@@ -355,9 +357,11 @@ fn cfg(msg: String) -> FrameError {
 mod clip;
 mod env;
 mod fragment;
+mod tiler;
 use clip::*;
 use env::*;
 use fragment::*;
+pub use tiler::{bin_triangle, BinnedTriangle};
 
 /// A geometry-stage triangle in screen space.
 struct ScreenTri {
@@ -601,29 +605,18 @@ pub fn run_pass_with_progress(
             mesh_done += 1;
             resolve_at(mesh_done, &mut lists)?;
         }
-        let xs = t.v.map(|v| v.x);
-        let ys = t.v.map(|v| v.y);
-        let span = TILE * super::PIXEL;
-        let lo = |v: i64, n: u32| (v.div_euclid(span)).clamp(0, n as i64 - 1) as u32;
-        let (tx0, tx1) = (
-            lo(*xs.iter().min().unwrap(), tiles_x),
-            lo(*xs.iter().max().unwrap(), tiles_x),
-        );
-        let (ty0, ty1) = (
-            lo(*ys.iter().min().unwrap(), tiles_y),
-            lo(*ys.iter().max().unwrap(), tiles_y),
-        );
-        for ty in ty0..=ty1 {
-            for tx in tx0..=tx1 {
-                if let Ok(tri) = setup(&t.v, (tx, ty), &pass.meshes[t.mesh].state, pi as u32) {
-                    res.cycles_geometry += 1;
-                    lists[(ty * tiles_x + tx) as usize].extend(enc(Command::Draw {
-                        state: t.mesh as u32,
-                        tri,
-                    })?);
-                }
-            }
+        let state = pass.meshes[t.mesh].state;
+        let draws = bin_triangle(&t.v, &state, t.mesh as u32, pi as u32, (tiles_x, tiles_y))
+            .map_err(|e| cfg(format!("pass `{}`: {e}", pass.name)))?;
+        for (tile, words) in draws {
+            res.cycles_geometry += 1;
+            lists[tile].extend(words);
         }
+        res.triangles.push(BinnedTriangle {
+            mesh: t.mesh as u32,
+            state,
+            v: t.v,
+        });
     }
     while mesh_done < pass.meshes.len() {
         mesh_done += 1;
