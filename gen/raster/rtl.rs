@@ -303,7 +303,7 @@ pub fn run_pass_rtl_with(
         let bytes = rendergen_sim::models::tile::pack::bytes_per_sample(s.format) as u64;
         let pitch = pass.width as u64 * bytes;
         let base = shift(model.base(s.region));
-        if pitch % 128 != 0 || base % 128 != 0 {
+        if !pitch.is_multiple_of(128) || !base.is_multiple_of(128) {
             return Err(format!(
                 "--engine rtl: plane {p}'s rows are {pitch} bytes; the write-out needs a multiple of 128 (a width multiple of {})",
                 128 / bytes

@@ -86,6 +86,7 @@ fn scene(seed: u64, n: usize, resolve: bool) -> Pass {
     };
     let mesh = Mesh {
         name: "tris".into(),
+        texture: None,
         attributes: vec![
             Attribute {
                 location: 0,
@@ -235,8 +236,10 @@ fn bad_parameters_are_named() {
     cfg.frag.core.quads = 2;
     let e = tile_engine_top(&cfg).unwrap_err().to_string();
     assert!(e.contains("core.quads"), "{e}");
-    let mut cfg = EngineCfg::default();
-    cfg.uniform_bits = 30;
+    let cfg = EngineCfg {
+        uniform_bits: 30,
+        ..EngineCfg::default()
+    };
     let e = tile_engine_top(&cfg).unwrap_err().to_string();
     assert!(e.contains("uniform_bits"), "{e}");
 }
