@@ -1194,9 +1194,9 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
         ),
         (
             good.clone(),
-            vec!["--engine", "rtl"],
+            vec!["--engine", "rtl", "--mode", "two-pass"],
             2,
-            "not yet available; engines: model",
+            "two-pass is not supported yet",
         ),
         (good.clone(), vec!["--msaa", "2"], 2, "--msaa 2"),
         (

@@ -330,6 +330,7 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     for k in 0..16 {
         core.connect(&format!("tex_resp_texels_{k}"), m.lit(0, 32));
     }
+    core.connect("tex_resp_skip", m.lit(0, 16));
 
     // Back-end outputs and statistics.
     m.output("outstanding", backend.outstanding);
