@@ -50,6 +50,12 @@ pub struct RasterArgs {
     /// external bytes per region and class, the analytic minimum, per-tile counts and cycles.
     #[arg(long)]
     json: bool,
+    /// With `--engine rtl`: give up (with what is stuck) after this many cycles.
+    #[arg(long, default_value_t = RtlOptions::default().max_cycles)]
+    max_cycles: u64,
+    /// With `--engine rtl`: write a VCD of the run (every named signal) to this file.
+    #[arg(long)]
+    vcd: Option<PathBuf>,
 }
 
 /// Runs `rendergen raster`.
@@ -86,16 +92,23 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
             message: e.message,
         })?;
     drop(bar);
-    let rtl =
-        match a.engine {
-            EngineArg::Model => None,
-            EngineArg::Rtl => Some(render_rtl(&mut frame, &RtlOptions::default()).map_err(
-                |e| Failure {
-                    code: e.code,
-                    message: e.message,
+    let rtl = match a.engine {
+        EngineArg::Model => None,
+        EngineArg::Rtl => Some(
+            render_rtl(
+                &mut frame,
+                &RtlOptions {
+                    max_cycles: a.max_cycles,
+                    vcd: a.vcd.clone(),
+                    ..RtlOptions::default()
                 },
-            )?),
-        };
+            )
+            .map_err(|e| Failure {
+                code: e.code,
+                message: e.message,
+            })?,
+        ),
+    };
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, frame.width, frame.height);

@@ -9,14 +9,17 @@
 //! * loads every program into the core's instruction memory through `prog` — draw state `s`'s
 //!   fragment shader behind its prologue (`rtl/tile/frag.rs`: barycentrics and varyings on
 //!   the core) at slot `s`, tile program `p` at slot `meshes + p`, slots of `2^entry_log2`
-//!   words — with control targets and `ldu` indices moved (`frag::relocate`), and every
-//!   program's uniforms into the uniform memory (`uniform`);
+//!   words — with control targets moved to absolute instruction-memory words (slot base +
+//!   prologue length) and `ldu` indices to the program's uniforms (`frag::relocate`), and
+//!   every program's uniforms into the uniform memory (`uniform`);
 //! * sets the storage bindings' bases (the primitive buffer gets a free binding), the blend
 //!   state, the write-out's static configuration;
 //! * offers each tile's command list on `list` and runs until the last one is taken.
 //!
 //! The surfaces' bytes are then the RTL's; [`compare`] checks them against the model's.
+use rendergen_hdl::HwEnum;
 use rendergen_rtl::shader::ShaderCfg;
+use rendergen_rtl::tile::cmd::CmdState;
 use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
 use rendergen_rtl::tile::frag::{fragment_prologue, relocate, FragCfg, SCRATCH_REGS};
 use rendergen_rtl::tile::{RtFormat, TileCfg};
@@ -33,7 +36,7 @@ use rendergen_sim::Simulator;
 pub const RTL_BASE: u64 = 0x1000;
 
 /// Timing of the memory agent and the run's limits.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct RtlOptions {
     /// Seed of the memory agent's random choices.
     pub seed: u64,
@@ -43,8 +46,13 @@ pub struct RtlOptions {
     pub stall: f64,
     /// Probability of not offering a due answer in a cycle.
     pub gap: f64,
-    /// Give up after this many cycles.
+    /// Give up after this many cycles (an error saying what is stuck).
     pub max_cycles: u64,
+    /// Give up when nothing moves for this many cycles: no list taken, no warp instruction
+    /// issued, no memory transaction (a deadlock; the error says what is stuck).
+    pub stall_cycles: u64,
+    /// Write a VCD of the whole run (every named signal) to this file.
+    pub vcd: Option<std::path::PathBuf>,
     /// Render only the first `tiles` tiles (`None`: all).
     pub tiles: Option<usize>,
     /// Record the run from its first cycle (for a co-simulation by the caller's `finish`).
@@ -58,7 +66,9 @@ impl Default for RtlOptions {
             latency: (8, 8),
             stall: 0.0,
             gap: 0.0,
-            max_cycles: 50_000_000,
+            max_cycles: 20_000_000,
+            stall_cycles: 20_000,
+            vcd: None,
             tiles: None,
             record: false,
         }
@@ -187,7 +197,10 @@ pub fn run_pass_rtl_with(
         .iter()
         .position(|r| r.class == "primitive data")
         .ok_or("--engine rtl: the pass has no primitive buffer")?;
-    let mut programs: Vec<Vec<u64>> = Vec::new();
+    // Each program as (prologue, body, first uniform word); the body's control targets and
+    // `ldu` indices are moved once the slot size is known (targets are absolute words of the
+    // instruction memory: the program's slot base plus the prologue's length).
+    let mut raw: Vec<(Vec<u64>, &[u64], u32)> = Vec::new();
     let mut uniform_words: Vec<u32> = Vec::new();
     for m in &pass.meshes {
         if regs_used(&m.fragment.words) > scratch as usize {
@@ -204,21 +217,26 @@ pub fn run_pass_rtl_with(
             prim_stride,
             vertex_stride,
         );
-        let mut words = pro.clone();
-        words.extend(relocate(
-            &m.fragment.words,
-            pro.len() as u32,
-            uniform_words.len() as u32,
-        ));
+        raw.push((pro, &m.fragment.words, uniform_words.len() as u32));
         uniform_words.extend(&m.fragment.uniforms);
-        programs.push(words);
     }
     for r in &pass.resolves {
-        programs.push(relocate(&r.program.words, 0, uniform_words.len() as u32));
+        raw.push((Vec::new(), &r.program.words, uniform_words.len() as u32));
         uniform_words.extend(&r.program.uniforms);
     }
-    let longest = programs.iter().map(Vec::len).max().unwrap_or(1).max(1);
+    let longest = (raw.iter().map(|(p, b, _)| p.len() + b.len()))
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let entry_log2 = longest.next_power_of_two().trailing_zeros();
+    let programs: Vec<Vec<u64>> = (raw.iter().enumerate())
+        .map(|(s, (pro, body, uniforms))| {
+            let at = ((s << entry_log2) + pro.len()) as u32;
+            let mut words = pro.clone();
+            words.extend(relocate(body, at, *uniforms));
+            words
+        })
+        .collect();
     let imem_depth = ((programs.len().max(1) << entry_log2) as u32)
         .next_power_of_two()
         .max(16);
@@ -249,6 +267,12 @@ pub fn run_pass_rtl_with(
     let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
     if opts.record {
         sim.start_recording();
+    }
+    if let Some(path) = &opts.vcd {
+        let f = std::fs::File::create(path)
+            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
+        sim.trace_vcd(std::io::BufWriter::new(f))
+            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
     }
     let e = |e: rendergen_sim::SimError| e.to_string();
     let t = |e: rendergen_sim::kit::TbError| e.to_string();
@@ -409,6 +433,8 @@ pub fn run_pass_rtl_with(
     let mut last_end = start;
     let mut last_counters = [0u64; 3];
     let mut taken = 0;
+    let mut moved = (0u64, 0usize, (0u64, 0u64));
+    let mut moved_at = start;
     while taken < ntiles {
         list.drive(&mut sim);
         mem.drive(&mut sim);
@@ -453,15 +479,35 @@ pub fn run_pass_rtl_with(
         if sim.peek(bad_op) != 0 {
             return Err("--engine rtl: the command processor met an unknown opcode".into());
         }
-        if sim.cycle() - start > opts.max_cycles {
+        let now = (report.issued, taken, mem.transactions());
+        if now != moved {
+            moved = now;
+            moved_at = sim.cycle();
+        }
+        let why = if sim.cycle() - start > opts.max_cycles {
+            Some(format!("not done after {} cycles", opts.max_cycles))
+        } else if sim.cycle() - moved_at > opts.stall_cycles {
+            Some(format!(
+                "stuck: no list taken, no warp instruction issued and no memory transaction for {} cycles (cycle {})",
+                opts.stall_cycles,
+                sim.cycle() - start
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            let state = stuck_report(&mut sim);
+            let _ = sim.finish_vcd();
             return Err(format!(
-                "--engine rtl: no progress after {} cycles ({taken} of {ntiles} tiles done)",
-                opts.max_cycles
+                "--engine rtl: {why}; {taken} of {ntiles} tiles done, {} memory transactions outstanding\n{state}",
+                mem.outstanding()
             ));
         }
     }
     mem.check().map_err(t)?;
     report.cycles = sim.cycle() - start;
+    sim.finish_vcd()
+        .map_err(|e| format!("--engine rtl: writing the VCD: {e}"))?;
     finish(&design, &mut sim);
     for r in mem.regions() {
         report
@@ -478,6 +524,64 @@ pub fn run_pass_rtl_with(
             .push((i, mem.bytes(shift(r.base), r.size() as usize).to_vec()));
     }
     Ok(report)
+}
+
+/// What a stuck engine is doing: every stream of the hierarchy with `valid` high and `ready`
+/// low (a handshake that does not complete), every command processor's state and the
+/// back end's outstanding quads.
+fn stuck_report(sim: &mut Simulator) -> String {
+    let paths: Vec<String> = sim.signal_paths().map(str::to_owned).collect();
+    let mut lines = Vec::new();
+    let mut waiting = Vec::new();
+    // Ports carry `_i`/`_o` in the hierarchy's names, wires none.
+    let suffixes = ["", "_i", "_o"];
+    for p in &paths {
+        let Some(stem) = suffixes
+            .iter()
+            .find_map(|s| p.strip_suffix(&format!("_valid{s}")))
+        else {
+            continue;
+        };
+        let Some(r) = suffixes
+            .iter()
+            .find_map(|s| sim.signal(&format!("{stem}_ready{s}")).ok())
+        else {
+            continue;
+        };
+        let Ok(v) = sim.signal(p) else { continue };
+        if sim.peek_signal(v).to_u64() != 0 && sim.peek_signal(r).to_u64() == 0 {
+            waiting.push(stem.to_owned());
+        }
+    }
+    waiting.sort();
+    waiting.dedup();
+    lines.push(match waiting.is_empty() {
+        true => "no stream has valid without ready".to_owned(),
+        false => format!("valid without ready: {}", waiting.join(", ")),
+    });
+    for p in &paths {
+        let name = p.rsplit('.').next().unwrap_or(p);
+        let interesting = (name.starts_with("state") && p.contains("cmd"))
+            || name.starts_with("outstanding")
+            || name.starts_with("fence_seen")
+            || name == "ts_active"
+            || name == "ts_dones"
+            || name == "launch_lock";
+        if interesting {
+            if let Ok(s) = sim.signal(p) {
+                let v = sim.peek_signal(s).to_u64();
+                let shown = match name.starts_with("state") {
+                    true => {
+                        let states = <CmdState as HwEnum>::VARIANTS;
+                        format!("{v} ({})", states.get(v as usize).copied().unwrap_or("?"))
+                    }
+                    false => v.to_string(),
+                };
+                lines.push(format!("{p} = {shown}"));
+            }
+        }
+    }
+    lines.join("\n")
 }
 
 /// The first difference between the RTL's surfaces and the model's, or `None` when every

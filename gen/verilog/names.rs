@@ -99,7 +99,7 @@ pub(crate) fn is_computed(op: &Op) -> bool {
 pub(crate) fn is_case(def: &ModuleDef, op: &Op) -> bool {
     let constant = |id: NodeId| matches!(def.node(id).op, Op::Const(_));
     match op {
-        Op::Select { index, .. } => !constant(*index),
+        Op::Select { index, cases, .. } => !constant(*index) && !cases.is_empty(),
         Op::Lut { index, table } => {
             let iw = def.node(*index).width;
             let reachable = |i: usize| iw >= 64 || (i as u64) < (1u64 << iw);

@@ -115,3 +115,18 @@ fn memories_and_hierarchy_lint_clean() {
     );
     assert_lint_clean(&d);
 }
+
+/// A one-case `index_select` is a select with no cases but its default: an assignment, never a
+/// `reg` (iverilog rejects a `reg` driven by `assign`).
+#[test]
+fn one_case_index_select_lints_clean() {
+    let d = Design::build("one_case", |m| {
+        let i = m.input("i", 2);
+        let a = m.input("a", 8);
+        let y = rendergen_hdl::index_select(i, &[a]);
+        m.output("y", y);
+        m.output("i_seen", i);
+    })
+    .unwrap();
+    assert_lint_clean(&d);
+}

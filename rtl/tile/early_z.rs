@@ -8,7 +8,8 @@ use crate::stream::fifo::{fifo, FifoCfg};
 use rendergen_hdl::{cat, Io, Module, Stream};
 
 /// Quads in flight between the depth request and its answer: enough for one quad per clock
-/// through the tile buffer's 2-cycle latency and the answer's registered credit return.
+/// through the tile buffer's 2-cycle latency, the answer FIFO and the registered credit
+/// return.
 pub const IN_FLIGHT: u32 = 4;
 
 /// What [`early_z`] takes.
@@ -34,9 +35,11 @@ pub struct EarlyZOut {
 ///
 /// * **Protocol:** stream rules; order kept; a quad is dropped only when no lane passed. At
 ///   most [`IN_FLIGHT`] quads wait (a credit counter), so the FIFO never fills.
-/// * **Timing:** the output is combinational from the FIFO head and `z_resp`; `z_resp.ready`
-///   depends on the output's `ready`.
-/// * **Cost:** a FIFO of [`IN_FLIGHT`] quads, a 3-bit credit counter.
+/// * **Timing:** the output is combinational from the two FIFOs' heads; `z_resp` is always
+///   ready (its FIFO has a place for every quad in flight), so the tile buffer never waits
+///   for the fragment side. A quad's answer joins it one clock after it arrives.
+/// * **Cost:** a FIFO of [`IN_FLIGHT`] quads, a FIFO of [`IN_FLIGHT`] answers, a 3-bit credit
+///   counter.
 pub fn early_z(m: &mut Module, _cfg: &TileCfg, i: EarlyZIn) -> EarlyZOut {
     let EarlyZIn { quads, z_resp } = i;
     let (valid, q, ready) = quads.split();
@@ -58,7 +61,12 @@ pub fn early_z(m: &mut Module, _cfg: &TileCfg, i: EarlyZIn) -> EarlyZOut {
     let (waiting_in, _never_full) = Stream::offer(m, "waiting", sent, q.frag);
     let waiting = fifo(m, &FifoCfg { depth: IN_FLIGHT }, waiting_in);
     let (head_valid, head, head_ready) = waiting.pop.split();
-    let (resp_valid, resp, resp_ready) = z_resp.split();
+    // The answers wait in their own FIFO, so `z_resp` is always taken: were its `ready` to
+    // depend on the output's, a full fragment side (waiting for its pixel writes) would hold
+    // the tile buffer's answer stage, and with it the pixel writes that would free it — a
+    // deadlock of the engine (`tile_engine`). The credits bound the answers as the quads.
+    let answers = fifo(m, &FifoCfg { depth: IN_FLIGHT }, z_resp);
+    let (resp_valid, resp, resp_ready) = answers.pop.split();
     let both = head_valid & resp_valid;
     let coverage = head.coverage & resp.pass;
     let live = coverage.any();

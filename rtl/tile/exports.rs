@@ -144,12 +144,12 @@ pub fn frag_exports(m: &mut Module, cfg: &FragCfg, i: ExportsIn) -> ExportsOut {
     let rt_present: Vec<Sig> = (0..rts)
         .map(|t| index_select(h, &present.iter().map(|p| p[t]).collect::<Vec<_>>()))
         .collect();
-    let cur_present = index_select(rt.q(), &rt_present);
+    let cur_present = pick(rt.q(), &rt_present);
     let colour: [Sig; 4] = std::array::from_fn(|lane| {
         let per_rt: Vec<Sig> = (0..rts)
             .map(|t| index_select(h, &colours.iter().map(|c| c[t][lane]).collect::<Vec<_>>()))
             .collect();
-        let c = index_select(rt.q(), &per_rt);
+        let c = pick(rt.q(), &per_rt);
         cur_present.bit(lane as u32).mux(c, m.lit(0, c.width()))
     });
     // Lanes of pixels that exported anything.
@@ -187,5 +187,15 @@ pub fn frag_exports(m: &mut Module, cfg: &FragCfg, i: ExportsIn) -> ExportsOut {
 /// `cases[index]` of a bundle, field by field.
 fn index_select_bundle<T: Bundle>(index: Sig, cases: &[T]) -> T {
     let packed: Vec<Sig> = cases.iter().map(rendergen_hdl::pack).collect();
-    rendergen_hdl::unpack(&cases[0].shape(), index_select(index, &packed))
+    rendergen_hdl::unpack(&cases[0].shape(), pick(index, &packed))
+}
+
+/// `cases[index]`; one case is that case itself (the Verilog emitter declares a one-case
+/// `index_select` as a `reg` it then drives with `assign`, which iverilog rejects — one
+/// render target makes these selects one-case).
+fn pick(index: Sig, cases: &[Sig]) -> Sig {
+    match cases {
+        [only] => *only,
+        _ => index_select(index, cases),
+    }
 }

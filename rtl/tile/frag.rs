@@ -304,9 +304,10 @@ pub fn fragment_prologue(
     rendergen_shader_isa::asm::assemble(&a).expect("the prologue assembles")
 }
 
-/// `program` with every control instruction's target moved by `by` words (it is loaded `by`
-/// words after a prologue) and every `ldu` index by `uniforms` (its uniform words start there
-/// in the engine's uniform memory).
+/// `program` with every control instruction's target moved by `by` words (targets are
+/// absolute instruction-memory words: `by` is where the program's first word is loaded, its
+/// slot base plus any prologue) and every `ldu` index by `uniforms` (its uniform words start
+/// there in the engine's uniform memory).
 pub fn relocate(program: &[u64], by: u32, uniforms: u32) -> Vec<u64> {
     use rendergen_shader_isa::{Inst, Opcode};
     program

@@ -85,7 +85,7 @@ pub fn ts_launcher(m: &mut Module, cfg: &FragCfg, i: TsLauncherIn) -> TsLauncher
     );
     let data: Vec<Sig> = lanes
         .iter()
-        .map(|row| index_select(step.q(), row.as_ref()))
+        .map(|row| index_select(step.q(), &row[..]))
         .collect();
     let slot = (i.program_base.zext(32) + l.program.resize(32)).resize(32);
     let rec = LaunchRec {

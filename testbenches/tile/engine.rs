@@ -6,7 +6,7 @@
 //! `rendergen_gen::raster::rtl` (the memory agent's scoreboard checks every transaction);
 //! the surfaces must be equal byte for byte.
 use super::buffer::assert_lint_clean;
-use rendergen_gen::raster::rtl::{compare, run_pass_rtl, run_pass_rtl_with, RtlOptions};
+use rendergen_gen::raster::rtl::{compare, run_pass_rtl, run_pass_rtl_with, RtlOptions, RtlReport};
 use rendergen_rtl::shader::ShaderCfg;
 use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
 use rendergen_rtl::tile::frag::FragCfg;
@@ -24,19 +24,26 @@ use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
 /// Vertex shader: clip position from location 0, location 1 as varying slot 0.
 const VERTEX: &str = "export 256, r8, 4\nexport 0, r12, 4\nend\n";
 
-/// Fragment shader: RT0 = the varying; RT1 = z + w + x·y + front (every built-in).
+/// Fragment shader: RT0 = the varying; RT1 = z + w + x·y + front (every built-in), doubled
+/// for front-facing triangles (control flow: its targets are absolute instruction-memory
+/// words, behind the prologue).
 const FRAGMENT: &str = "
 fadd r20, r2, r3
 fmul r21, r0, r1
 fadd r20, r20, r21
 u2f r22, r4
 fadd r20, r20, r22
+if r4
+fadd r20, r20, r20
+endif
 export 0, r8, 4
 export 1, r20, 1
 end
 ";
 
-/// Tile shader (one thread per pixel): RT1 = RT0.r + RT0.g + RT1; RT0 not written out.
+/// Tile shader (one thread per pixel): RT1 = RT0.r + RT0.g + RT1 except in the tile's first
+/// column (control flow: the program sits in a later slot of the instruction memory); RT0 not
+/// written out.
 const TILE_SHADER: &str = "
 shli r10, r1, 14
 or r10, r10, r0
@@ -45,7 +52,9 @@ spec r12, r10, r0, 0x101
 spec r13, r10, r0, 0x104
 fadd r11, r11, r12
 fadd r11, r11, r13
+if r3
 spec r14, r10, r11, 0x204
+endif
 movi r16, 0
 movi r17, 0
 spec r15, r16, r17, 0x33C
@@ -147,8 +156,9 @@ fn model(pass: &Pass) -> (Memory, PassResult) {
     (mem, r)
 }
 
-/// Runs `pass` on the model and the RTL and compares the surfaces; returns the RTL cycles.
-fn check(pass: &Pass, opts: &RtlOptions) -> u64 {
+/// Runs `pass` on the model and the RTL and compares the surfaces; returns the RTL's report
+/// and the model's result.
+fn check(pass: &Pass, opts: &RtlOptions) -> (RtlReport, PassResult) {
     let (mem, res) = model(pass);
     let drawn: u32 = res.tiles.iter().map(|t| t.fragments).sum();
     assert!(drawn > 50, "the scene draws too little ({drawn} fragments)");
@@ -156,24 +166,44 @@ fn check(pass: &Pass, opts: &RtlOptions) -> u64 {
     if let Some(d) = compare(&report, &mem) {
         panic!("RTL and model differ (seed {:#x}): {d}", opts.seed);
     }
-    report.cycles
+    let pixels = pass.width * pass.height;
+    eprintln!(
+        "tile_engine `{}`: {drawn} fragments, {} cycles, {:.4} pixels/clock, {} warp instructions ({:.3}/clock)",
+        pass.name,
+        report.cycles,
+        pixels as f64 / report.cycles as f64,
+        report.issued,
+        report.core_utilisation()
+    );
+    assert_eq!(report.tiles.len(), res.tiles.len(), "a report per tile");
+    (report, res)
+}
+
+/// Bytes the RTL wrote to colour target `rt`'s surface.
+fn written(report: &RtlReport, res: &PassResult, rt: usize) -> u64 {
+    let region = res.surfaces[rt].as_ref().expect("a surface").region.0;
+    report.regions[region].3
 }
 
 #[test]
-#[ignore = "unverified: the first run did not finish within 13 minutes on the loaded machine (hang or slow simulation not yet diagnosed)"]
 fn forward_frame_matches_the_model() {
-    let cycles = check(&scene(11, 6, false), &RtlOptions::default());
-    assert!(cycles > 0);
+    let (report, res) = check(&scene(11, 6, false), &RtlOptions::default());
+    assert_eq!(written(&report, &res, 0), 32 * 32 * 4, "RT0 written once");
+    assert_eq!(written(&report, &res, 1), 32 * 32 * 4, "RT1 written once");
 }
 
 #[test]
-#[ignore = "unverified: the first run did not finish within 13 minutes on the loaded machine (hang or slow simulation not yet diagnosed)"]
 fn tile_shader_frame_matches_the_model() {
-    check(&scene(12, 6, true), &RtlOptions::default());
+    let (report, res) = check(&scene(12, 6, true), &RtlOptions::default());
+    assert_eq!(
+        written(&report, &res, 0),
+        0,
+        "the tile shader suppressed RT0"
+    );
+    assert_eq!(written(&report, &res, 1), 32 * 32 * 4, "RT1 written once");
 }
 
 #[test]
-#[ignore = "unverified: the first run did not finish within 13 minutes on the loaded machine (hang or slow simulation not yet diagnosed)"]
 fn memory_back_pressure_keeps_the_frame() {
     let opts = RtlOptions {
         seed: 0xBAC,
@@ -182,11 +212,15 @@ fn memory_back_pressure_keeps_the_frame() {
         gap: 0.3,
         ..RtlOptions::default()
     };
-    check(&scene(13, 5, true), &opts);
+    let (report, res) = check(&scene(13, 5, true), &opts);
+    assert_eq!(
+        written(&report, &res, 0),
+        0,
+        "the tile shader suppressed RT0"
+    );
 }
 
 #[test]
-#[ignore = "unverified: the first run did not finish within 13 minutes on the loaded machine (hang or slow simulation not yet diagnosed)"]
 fn engine_cosimulates() {
     let pass = scene(14, 2, true);
     let (mem, res) = model(&pass);
@@ -209,7 +243,6 @@ fn engine_cosimulates() {
 }
 
 #[test]
-#[ignore = "unverified: the first run did not finish within 13 minutes on the loaded machine (hang or slow simulation not yet diagnosed)"]
 fn engine_lint_clean() {
     let cfg = EngineCfg {
         frag: FragCfg {
@@ -228,6 +261,31 @@ fn engine_lint_clean() {
         uniform_bits: 4,
     };
     assert_lint_clean(&tile_engine_top(&cfg).unwrap_or_else(|e| panic!("{e}")));
+}
+
+/// A memory that never takes a request: the driver gives up after `stall_cycles` without
+/// progress (never a hang) and names what waits — the memory port's request with valid
+/// and no ready, the command processor's state, the tiles done.
+#[test]
+fn a_stuck_engine_reports_what_waits() {
+    let pass = scene(15, 2, false);
+    let (mem, res) = model(&pass);
+    let opts = RtlOptions {
+        stall: 1.0,
+        stall_cycles: 2_000,
+        ..RtlOptions::default()
+    };
+    let e = run_pass_rtl(&pass, &mem, &res, &opts).expect_err("a memory that never answers");
+    for part in [
+        "stuck",
+        "for 2000 cycles",
+        "0 of 4 tiles done",
+        "valid without ready: ",
+        " tile_engine.mem_req,",
+        "tile_cmd.state_q = 1 (Collect)",
+    ] {
+        assert!(e.contains(part), "`{part}` missing from: {e}");
+    }
 }
 
 #[test]

@@ -89,8 +89,9 @@ fn prologue_matches_the_model_bit_for_bit() {
             }
             let out = shader::run(&prog, &shader::Config::default(), &launch, &mut env);
             assert!(out.error.is_none(), "{:?}", out.error);
-            for (lane, (r, e)) in out.regs.iter().zip(edges).take(4).enumerate() {
-                let b = barycentrics(e.map(edge_f32), rw);
+            for (lane, edge) in edges.iter().enumerate() {
+                let r = &out.regs[lane];
+                let b = barycentrics(edge.map(edge_f32), rw);
                 assert_eq!(r[3], interpolate(b, rw.map(f32::to_bits)), "w, lane {lane}");
                 let base = (prim * stride) as usize;
                 for k in 0..4 * varyings as usize {
