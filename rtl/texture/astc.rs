@@ -337,11 +337,12 @@ pub fn tex_astc(m: &mut Module, cfg: &TexAstcCfg, i: AstcIn) -> AstcOut {
 /// * **Timing:** as the RGBA8 unit (one footprint per clock while the texel cache hits, 14
 ///   clocks latency); a texel-cache line fill takes [`tex_astc`]'s 14 clocks plus block fetches.
 /// * **Cost:** without ASTC (`rendergen synth texture_unit --per-module`, defaults, measured
-///   2026-11-24): 68,827 cells, 7,754 flip-flops, 125 gate levels. With ASTC: the same plus
-///   `tex_astc` (one ASTC_DP, about 50,700 cells for a fixed-footprint LDR build per
-///   `rtl/astc/dp`, plus the block cache and address inverter); the measured figure comes from
-///   `rendergen synth texture_unit_astc --per-module` (or the ignored test
-///   `texture_astc::astc_unit_area`), not yet recorded here.
+///   2026-11-24): 68,827 cells, 7,754 flip-flops, 125 gate levels. With ASTC
+///   (`rendergen synth texture_unit_astc --per-module`, defaults: 6×6, 8 block lines; or the
+///   ignored test `texture_astc::astc_unit_area`): 143,520 cells, 11,380 flip-flops, 170 gate
+///   levels — `tex_astc` 19,990 cells (block cache, address inverter), the one ASTC_DP ~52,700
+///   (stages a–g and output) with 2,009 flip-flops. Four decoders behind the cache would cost
+///   about four times the ASTC_DP instead.
 /// * **Errors:** every [`TexCfg`] range as [`super::texture_unit_top`], a footprint that is
 ///   not one of the 14 (`footprint`), `block_lines` not a power of two in 2 ..= 64.
 ///
