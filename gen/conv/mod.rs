@@ -446,6 +446,21 @@ pub struct ConvStats {
     pub unit_busy: Option<u64>,
 }
 
+impl ConvStats {
+    /// The counts both engines report and must agree on: requests, footprints, texel reads,
+    /// filter-active cycles, register writes, MAC operations.
+    pub fn counts(&self) -> [u64; 6] {
+        [
+            self.requests,
+            self.footprints,
+            self.texel_reads,
+            self.filter_active,
+            self.reg_writes,
+            self.macs,
+        ]
+    }
+}
+
 /// A convolution run's result.
 pub struct Convolved {
     /// The output image.

@@ -86,7 +86,8 @@ struct Outcome {
     cycles: u64,
 }
 
-fn req_item(fields: &[String], r: &Request) -> Vec<u64> {
+/// A request's port values in the order of the stream's `fields` (also the ASTC unit's).
+pub(crate) fn req_item(fields: &[String], r: &Request) -> Vec<u64> {
     fields
         .iter()
         .map(|f| {

@@ -15,6 +15,7 @@
 //! Run: `cargo test -p rendergen-testbenches --test testbenches texture_astc:: -- --nocapture`.
 
 use crate::astc_model::astcenc;
+use crate::texture::req_item;
 use rendergen_hdl::Design;
 use rendergen_rtl::astc::dp::Footprint as RtlFootprint;
 use rendergen_rtl::texture::astc::{texture_unit_astc_top, TexAstcCfg};
@@ -193,38 +194,6 @@ struct Outcome {
     /// unit, decodes and block fills).
     counters: Vec<u64>,
     cycles: u64,
-}
-
-fn req_item(fields: &[String], r: &Request) -> Vec<u64> {
-    fields
-        .iter()
-        .map(|f| {
-            let f = f.strip_prefix("req_").unwrap_or(f);
-            if let Some(k) = f.strip_prefix("coords_") {
-                return r.coords[k.parse::<usize>().unwrap()] as u64;
-            }
-            if let Some(k) = f.strip_prefix("offsets_") {
-                let k: usize = k.parse().unwrap();
-                let o = r.offsets[k / 2];
-                return ([o.0, o.1][k % 2] & 0xF) as u64;
-            }
-            match f {
-                "slot" => r.slot as u64,
-                "quad" => r.quad as u64,
-                "int_coords" => r.int_coords as u64,
-                "lod" => (r.lod & 0xFFFF) as u64,
-                "explicit_lod" => r.explicit_lod as u64,
-                "mode" => r.mode as u64,
-                "filter" => r.filter as u64,
-                "mip" => r.mip as u64,
-                "comp" => r.comp as u64,
-                "mask" => r.mask as u64,
-                "patch" => r.patch as u64,
-                "subop" => r.subop as u64,
-                other => panic!("unknown request field {other}"),
-            }
-        })
-        .collect()
 }
 
 /// Runs `reqs` on `design` (memory `mem` behind `port`), checks the answers in order against
