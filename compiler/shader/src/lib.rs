@@ -206,6 +206,9 @@ pub struct Stats {
     pub cycles_unscheduled: u64,
     /// The same after scheduling.
     pub cycles_scheduled: u64,
+    /// The scheduling window that fitted the core's registers (`usize::MAX`: whole regions;
+    /// 0: source order; see [`back::SCHEDULE_WINDOWS`]).
+    pub schedule_window: usize,
 }
 
 /// A compiled program.
@@ -283,6 +286,7 @@ pub fn compile(src: &str, path: &str, opts: &Options) -> Result<Compiled, Compil
             registers: out.registers,
             cycles_unscheduled: out.cycles_unscheduled,
             cycles_scheduled: out.cycles_scheduled,
+            schedule_window: out.schedule_window,
         },
     })
 }

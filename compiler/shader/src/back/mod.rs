@@ -111,36 +111,53 @@ pub struct Generated {
     pub cycles_unscheduled: u64,
     /// The same after scheduling.
     pub cycles_scheduled: u64,
+    /// The scheduling window that fitted the core's registers (`usize::MAX`: whole regions;
+    /// 0: not scheduled; see [`SCHEDULE_WINDOWS`]).
+    pub schedule_window: usize,
 }
 
 /// Instruction selection, scheduling (if `schedule`), register allocation and encoding for a
 /// core with `regs` registers per lane. Constants live in registers from the program's start;
 /// if that does not fit, they are rematerialised before each use.
+///
+/// Scheduling for latency hoists long-latency instructions (samples, loads) above their uses
+/// and so raises register pressure. When the whole-region schedule does not fit in `regs`, the
+/// list is scheduled again in windows of [`SCHEDULE_WINDOWS`] instructions (each smaller
+/// window hoists less), and finally kept in source order; the first that fits is taken, before
+/// constants are rematerialised.
 pub fn generate(p: &Program, regs: usize, schedule: bool) -> Result<Generated, String> {
     let mut last_err = String::new();
+    let windows: &[usize] = if schedule { &SCHEDULE_WINDOWS } else { &[0] };
     for remat in [false, true] {
-        let mut v = select(p, remat);
-        let cycles_unscheduled = sched::estimate(&v.insts);
-        if schedule {
-            sched::schedule(&mut v.insts);
-        }
-        let cycles_scheduled = sched::estimate(&v.insts);
-        match regalloc::allocate(&v, regs) {
-            Ok(assign) => {
-                let (words, used) = encode(&v, &assign)?;
-                return Ok(Generated {
-                    instructions: words.len(),
-                    words,
-                    registers: used,
-                    cycles_unscheduled,
-                    cycles_scheduled,
-                });
+        for &window in windows {
+            let mut v = select(p, remat);
+            let cycles_unscheduled = sched::estimate(&v.insts);
+            if window > 0 {
+                sched::schedule(&mut v.insts, window);
             }
-            Err(e) => last_err = e,
+            let cycles_scheduled = sched::estimate(&v.insts);
+            match regalloc::allocate(&v, regs) {
+                Ok(assign) => {
+                    let (words, used) = encode(&v, &assign)?;
+                    return Ok(Generated {
+                        instructions: words.len(),
+                        words,
+                        registers: used,
+                        cycles_unscheduled,
+                        cycles_scheduled,
+                        schedule_window: window,
+                    });
+                }
+                Err(e) => last_err = e,
+            }
         }
     }
     Err(last_err)
 }
+
+/// The scheduling windows [`generate`] tries in turn: whole regions, then windows of 64 … 4
+/// instructions, then none (0: source order).
+pub const SCHEDULE_WINDOWS: [usize; 7] = [usize::MAX, 64, 32, 16, 8, 4, 0];
 
 struct Select {
     v: VProg,

@@ -42,13 +42,19 @@ pub fn estimate(insts: &[VInst]) -> u64 {
     done.max(t)
 }
 
-/// Reorders each straight-line region of `insts` for latency.
-pub fn schedule(insts: &mut [VInst]) {
+/// Reorders each straight-line region of `insts` for latency, in windows of at most `window`
+/// instructions (`usize::MAX`: whole regions). An instruction moves only inside its window, so
+/// a smaller window bounds how far loads and samples are hoisted above their uses, and with
+/// that how many more registers the scheduled list keeps live than the source order.
+pub fn schedule(insts: &mut [VInst], window: usize) {
+    let window = window.max(1);
     let mut start = 0;
     for i in 0..=insts.len() {
         if i == insts.len() || insts[i].is_control() {
-            if i > start + 1 {
-                schedule_region(&mut insts[start..i]);
+            for chunk in insts[start..i].chunks_mut(window) {
+                if chunk.len() > 1 {
+                    schedule_region(chunk);
+                }
             }
             start = i + 1;
         }

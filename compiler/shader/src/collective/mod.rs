@@ -457,6 +457,7 @@ pub fn compile(
                     registers: out.registers,
                     cycles_unscheduled: out.cycles_unscheduled,
                     cycles_scheduled: out.cycles_scheduled,
+                    schedule_window: out.schedule_window,
                 },
             },
         });
