@@ -6,7 +6,7 @@ use rendergen_hdl::{Bits, Design};
 use rendergen_rtl::astc::dp::{astc_dp_top, DpCfg, Profiles};
 use rendergen_sim::kit::{StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::models::astc::{decode_texel, Footprint, Profile};
-use rendergen_sim::Simulator;
+use rendergen_sim::{Eval, Simulator};
 use std::collections::VecDeque;
 
 /// One texel request with what the model says it decodes to.
@@ -89,10 +89,18 @@ pub struct Bench {
 }
 
 impl Bench {
-    /// Elaborates ASTC_DP with `cfg`.
+    /// Elaborates ASTC_DP with `cfg`. The testbenches' configuration
+    /// ([`rendergen_compiled::astc_dp_tb_cfg`]) runs as generated Rust compiled with the crate;
+    /// any other is interpreted.
     pub fn new(cfg: DpCfg) -> Bench {
         let design = astc_dp_top(&cfg).unwrap_or_else(|e| panic!("{e}"));
-        let sim = Simulator::new(&design).unwrap_or_else(|e| panic!("{e}"));
+        let sim = if cfg == rendergen_compiled::astc_dp_tb_cfg() {
+            let code = rendergen_compiled::astc_dp_tb_full::code();
+            Simulator::with_compiled(&design, Eval::Full, code)
+        } else {
+            Simulator::new(&design)
+        }
+        .unwrap_or_else(|e| panic!("{e}"));
         Bench { design, sim, cfg }
     }
 }

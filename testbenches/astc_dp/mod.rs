@@ -25,11 +25,10 @@ pub(crate) const TRAFFIC: Traffic = Traffic {
     stall: 0.25,
 };
 
+/// Any footprint and profile per request, 16-bit tags: compiled to Rust with the
+/// `rendergen-compiled` crate (`Bench::new`).
 pub(crate) fn full_cfg() -> DpCfg {
-    DpCfg {
-        tag_width: 16,
-        ..DpCfg::default()
-    }
+    rendergen_compiled::astc_dp_tb_cfg()
 }
 
 /// Random and structured-random blocks, `n` texels per footprint per profile.

@@ -34,4 +34,8 @@ fn main() {
     let pbru = rendergen_rtl::pbru::top::pbru_top(&pbru_tb_cfg()).expect("pbru elaborates");
     emit(out, "pbru_tb_full", &pbru, Eval::Full);
     emit(out, "pbru_tb_active", &pbru, Eval::Active);
+    // ASTC_DP under the testbenches' random traffic keeps nearly every group busy: full
+    // evaluation (PERFORMANCE.md: the active engine is slower there).
+    let dp = rendergen_rtl::astc::dp::astc_dp_top(&astc_dp_tb_cfg()).expect("astc_dp elaborates");
+    emit(out, "astc_dp_tb_full", &dp, Eval::Full);
 }

@@ -20,3 +20,12 @@ pub fn pbru_tb_cfg() -> rendergen_rtl::pbru::ports::PbruCfg {
     }
     cfg
 }
+
+/// The ASTC_DP of the image, feature and random testbenches (`testbenches/astc_dp`): any of
+/// the 14 footprints and all three profiles per request, 16-bit tags.
+pub fn astc_dp_tb_cfg() -> rendergen_rtl::astc::dp::DpCfg {
+    rendergen_rtl::astc::dp::DpCfg {
+        tag_width: 16,
+        ..Default::default()
+    }
+}

@@ -41,3 +41,7 @@ compiled!(
     /// [`pbru_tb_cfg`]'s PBRU, activity-aware evaluation.
     pbru_tb_active
 );
+compiled!(
+    /// [`astc_dp_tb_cfg`]'s ASTC_DP, full evaluation.
+    astc_dp_tb_full
+);
