@@ -582,6 +582,29 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "fp_div",
+        doc: "binary32 division, correctly rounded, IEEE subnormals kept (issue 13 geometry)",
+        params: &[pr("tag_width", 8, fp::TAG_WIDTH, "tag bits carried through")],
+        build: |v| fp::div::fp_div_top(&fp::FpCfg { tag_width: v[0] as u32 }),
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "geom_clip",
+        doc: "near-plane clipping, perspective divide, viewport transform (issue 13 geometry)",
+        params: &[pr(
+            "varyings",
+            8,
+            crate::tile::geometry::clip::VARYINGS,
+            "varying words per vertex",
+        )],
+        build: |v| {
+            crate::tile::geometry::clip::geom_clip_top(&crate::tile::geometry::clip::ClipCfg {
+                varyings: v[0] as u32,
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.

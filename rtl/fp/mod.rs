@@ -19,12 +19,15 @@
 //! * [`fma`] — fused multiply-add, multiply, add, subtract;
 //! * [`misc`] — min/max, compares, conversions, floor/ceil/trunc/fract/round, abs/neg;
 //! * [`recip`] — reciprocal, reciprocal square root, square root;
+//! * [`div`] — division, correctly rounded with IEEE subnormals (the one unit that does not
+//!   flush: the geometry's perspective divide must equal the host's `f32` division);
 //! * [`transc`] — exp2, log2, sine, cosine;
 //! * [`pow`] — `x^y` as exp2(y·log2 x) from the units above;
 //! * [`q16`] — Q16.16 ↔ binary32 conversions (the PBRU's shading pipelines, issue 11 §2);
 //! * [`int_alu`] — the 32-bit integer ALU (add … mul low, shifts, logic, compares, min/max,
 //!   `sel`; the operands are integers, the stream shapes are the units').
 
+pub mod div;
 pub mod fma;
 pub mod int_alu;
 pub mod misc;

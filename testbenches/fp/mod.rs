@@ -2,6 +2,7 @@
 //! `rendergen_sim::models::fp32` (itself checked against the host CPU's f32 and f64) under
 //! random gaps and back-pressure, in order, nothing lost or duplicated; co-simulation; lint.
 
+mod div;
 mod fma;
 mod int_alu;
 mod misc;

@@ -10,6 +10,7 @@ mod cmd;
 mod engine;
 mod frag;
 mod geometry;
+mod geometry_clip;
 mod memory;
 mod raster;
 mod writeout;

@@ -30,6 +30,7 @@
 //! gives each list's address and length on `list`). A `DRAW` that would not leave room for
 //! `END_TILE` in its bin is dropped and sets the sticky `overflow` output.
 pub mod bin;
+pub mod clip;
 pub mod div;
 pub mod lists;
 pub mod setup;

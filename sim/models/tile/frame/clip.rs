@@ -2,12 +2,15 @@
 
 /// A clip-space vertex with its varying slots.
 #[derive(Clone, Debug)]
-pub(super) struct ClipVertex {
-    pub(super) pos: [f32; 4],
-    pub(super) vary: Vec<u32>,
+pub struct ClipVertex {
+    /// Clip-space position x, y, z, w.
+    pub pos: [f32; 4],
+    /// Varying words (binary32 bits), interpolated as `f32` when clipped.
+    pub vary: Vec<u32>,
 }
 
-pub(super) fn lerp_vertex(a: &ClipVertex, b: &ClipVertex, t: f32) -> ClipVertex {
+/// `a + (b − a)·t` per position component and varying (two roundings each, as `f32`).
+pub fn lerp_vertex(a: &ClipVertex, b: &ClipVertex, t: f32) -> ClipVertex {
     let l = |x: f32, y: f32| x + (y - x) * t;
     ClipVertex {
         pos: std::array::from_fn(|i| l(a.pos[i], b.pos[i])),
@@ -21,7 +24,7 @@ pub(super) fn lerp_vertex(a: &ClipVertex, b: &ClipVertex, t: f32) -> ClipVertex 
 }
 
 /// Clips a triangle against `z ≥ 0`; returns a fan of 0, 1 or 2 triangles.
-pub(super) fn clip_near(t: [ClipVertex; 3]) -> Vec<[ClipVertex; 3]> {
+pub fn clip_near(t: [ClipVertex; 3]) -> Vec<[ClipVertex; 3]> {
     if t.iter().all(|v| v.pos[2] >= 0.0) {
         return vec![t];
     }

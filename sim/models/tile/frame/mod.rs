@@ -358,7 +358,7 @@ mod clip;
 mod env;
 mod fragment;
 mod tiler;
-use clip::*;
+pub use clip::{clip_near, lerp_vertex, ClipVertex};
 use env::*;
 use fragment::*;
 pub use tiler::{bin_triangle, BinnedTriangle};
