@@ -8,7 +8,7 @@ use crate::tools::cache::cached_build;
 use crate::tools::{run_tool, ToolError};
 use rendergen_hdl::bits::mask64;
 use rendergen_hdl::ir::Design;
-use rendergen_sim::codegen::{generate_with, Generated};
+use rendergen_sim::codegen::{generate_observing, Generated, Observe};
 use rendergen_sim::Eval;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -105,7 +105,8 @@ fn harness(g: &Generated, source: Source) -> String {
 
 /// Generates, builds (cached) and returns the executable of the compiled benchmark.
 pub(crate) fn build(design: &Design, eval: Eval, source: Source) -> Result<PathBuf, ToolError> {
-    let g = generate_with(design, eval).map_err(|e| ToolError::Failed {
+    // The harness reads only the ports.
+    let g = generate_observing(design, eval, Observe::Ports).map_err(|e| ToolError::Failed {
         tool: "rendergen-sim codegen".into(),
         status: "could not compile the design".into(),
         output: e.to_string(),

@@ -120,3 +120,42 @@ fn compiled_backend_matches_the_interpreter_on_every_op_and_width() {
         "compiled, activity-aware"
     );
 }
+
+/// What the printer does to small programs (values in local arrays, statements in depth-first
+/// order, selects of up to 32 cases as indexed arrays and longer ones as a `match`) computes
+/// what the interpreter computes: deep chains of narrow operations sharing values, with
+/// named intermediate values, registers fed back, and selects on both sides of the limit.
+#[test]
+fn compiled_locals_and_selects_match_the_interpreter() {
+    let d = Design::build("codegen_shapes", |m| {
+        let a = m.input("a", 32);
+        let b = m.input("b", 32);
+        let idx = m.input("idx", 6);
+        let acc = m.reg("acc", 32).reset(5);
+        let mut x = (a ^ acc.q()).named("seed");
+        let mut taps = Vec::new();
+        for k in 0..48u64 {
+            let rot = cat(&[
+                x.slice(0, (k % 7 + 1) as u32),
+                x.slice((k % 7 + 1) as u32, 31 - (k % 7) as u32),
+            ]);
+            x = a.bit((k % 32) as u32).mux(rot + b, rot ^ a);
+            taps.push(x);
+        }
+        let few = select(idx.slice(0, 3), &taps[..5], b);
+        let many = select(idx, &taps[..40], a);
+        acc.next(few ^ many);
+        m.output("few", few);
+        m.output("many", many);
+        m.output("last", x);
+    })
+    .expect("shapes design elaborates");
+    let rust = bench(&d, BenchEngine::Rust, 300, 11).unwrap();
+    for e in [BenchEngine::RustCompiled, BenchEngine::RustCompiledActive] {
+        assert_eq!(
+            bench(&d, e, 300, 11).unwrap().output_hash,
+            rust.output_hash,
+            "{e:?}"
+        );
+    }
+}

@@ -17,10 +17,18 @@
 //! that is one [`Simulator::step`]. The source needs only `std` and contains no `unsafe`; build it
 //! with `rustc -C opt-level=3` as a module of a harness (the bench harness of `rendergen-gen` does).
 //!
+//! Values that only one generated function writes and reads, and that nothing outside the
+//! program observes, are elements of a local array `t` instead of the value array (the
+//! optimiser keeps them in registers and folds whole expression trees; see `locals`); small
+//! programs are printed depth first, so most of them die within a few statements. Which
+//! values stay observable is [`Observe`]'s choice: [`generate_with`] keeps every named
+//! signal (what [`Simulator::with_compiled`] needs), a benchmark harness only the ports.
+//!
 //! Multi-word operations are printed per word with small `#[inline(always)]` helpers (the prelude,
 //! a mirror of the interpreter's multi-word algorithms) called on constant-length arrays, so
 //! the optimiser unrolls and specialises each one.
 
+mod locals;
 mod narrow;
 mod state;
 mod wide;
@@ -30,7 +38,7 @@ pub(crate) mod prelude;
 
 use crate::engine::activity::{Activity, Watch};
 use crate::engine::layout;
-use crate::engine::program::{Place, Program};
+use crate::engine::program::{Place, Program, NONE};
 use crate::engine::{Eval, SimError, Simulator};
 use rendergen_hdl::bits::words_for;
 use rendergen_hdl::ir::Design;
@@ -42,6 +50,10 @@ const PRELUDE: &str = include_str!("prelude.rs");
 /// Largest number of statements per generated function (`settle` calls its parts in order;
 /// huge functions slow `rustc` down more than they speed the simulation up).
 const CHUNK: usize = 3000;
+
+/// [`CHUNK`] in small programs (see [`UNROLL_OPS`]): a value read in another function than its
+/// writer's must be stored, so fewer functions keep more values in registers.
+const SMALL_CHUNK: usize = 12_000;
 
 /// Largest program (operations per full evaluation) printed without table loops: `astc_dp`
 /// (5,740 operations) ran at 0.36× Verilator with its long slice and concatenation batches as
@@ -112,11 +124,33 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
 /// and `edge` keep their signatures, and `PLACES` counts them), and `edge` first activates the
 /// readers of memories it is about to write.
 pub fn generate_with(design: &Design, eval: Eval) -> Result<Generated, SimError> {
-    Ok(generate_from(&Simulator::with_eval(design, eval)?))
+    generate_observing(design, eval, Observe::Signals)
+}
+
+/// What generated code keeps observable in its value array, besides ports, state and the
+/// values its clock edge reads. Values that are not kept live in local variables of the
+/// generated functions (see `locals`), which makes the code faster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observe {
+    /// Every named signal (what [`Simulator::with_compiled`] needs for `peek_signal` and
+    /// VCD tracing; [`generate_with`]).
+    Signals,
+    /// Only the ports: code for a harness that pokes inputs and reads outputs (the
+    /// benchmark's), as Verilator without `--public` keeps only the ports.
+    Ports,
+}
+
+/// [`generate_with`] keeping only what `observe` asks for observable.
+pub fn generate_observing(
+    design: &Design,
+    eval: Eval,
+    observe: Observe,
+) -> Result<Generated, SimError> {
+    Ok(generate_from(&Simulator::with_eval(design, eval)?, observe))
 }
 
 /// The source of a freshly compiled simulator's program.
-pub(crate) fn generate_from(sim: &Simulator) -> Generated {
+pub(crate) fn generate_from(sim: &Simulator, observe: Observe) -> Generated {
     let (prog, m, in_places, out_places) = sim.compiled();
     let ports = |infos: &[crate::PortInfo], places: &[Place]| -> Vec<PortPlace> {
         (infos.iter().zip(places))
@@ -133,16 +167,42 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
     // Indexed batches become loops over tables only in large programs, where the size of
     // straight-line code (fetched once per cycle) costs more than the loops' indirect loads.
     let ops: u64 = prog.op_counts().iter().map(|c| c.1).sum();
+    let small = ops <= UNROLL_OPS;
+    let printing = locals::Printing {
+        batch_loop: if small {
+            usize::MAX
+        } else {
+            narrow::BATCH_LOOP
+        },
+        unroll_runs: small,
+        chunk: if small { SMALL_CHUNK } else { CHUNK },
+    };
+    let fns = functions(prog, printing, m.v.len());
+    let mut pinned = vec![false; m.v.len()];
+    for p in inputs.iter().chain(&outputs) {
+        pinned[p.place..p.place + words_for(p.width)].fill(true);
+    }
+    if observe == Observe::Signals {
+        for (place, w) in sim.signal_places() {
+            pinned[place as usize..place as usize + words_for(w)].fill(true);
+        }
+    }
+    let local = locals::locals(prog, &fns, pinned);
+    if std::env::var_os("RENDERGEN_SIM_OPS").is_some() {
+        eprintln!(
+            "codegen: {} of {} places in locals, {} functions",
+            local.len.iter().sum::<u32>(),
+            local.slot.len(),
+            local.len.len()
+        );
+    }
     let mut g = Gen {
         p: prog,
         init: &m.v,
         konst,
+        local,
         tables: String::new(),
-        batch_loop: if ops > UNROLL_OPS {
-            narrow::BATCH_LOOP
-        } else {
-            usize::MAX
-        },
+        printing,
     };
     let nv = m.v.len();
     let mut init = m.v.clone();
@@ -150,16 +210,16 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
     src.push_str("#![allow(unused, clippy::all)]\n");
     src.push_str(PRELUDE);
     let (settle, edge) = match &prog.activity {
-        None => (
-            prog.main
-                .iter()
-                .flat_map(|i| g.ins(i))
-                .collect::<Vec<String>>(),
-            g.edge(),
-        ),
+        None => {
+            let chunks = (fns.iter())
+                .map(|items| items.iter().flat_map(|it| g.item(it)).collect())
+                .collect();
+            (chunks, g.edge())
+        }
         Some(a) => {
             init = a.values_with_state(m);
-            active_settle(&mut g, a, nv)
+            let (s, e) = active_settle(&mut g, a, nv, &fns);
+            (vec![s], e)
         }
     };
     let nm = m.mem.len();
@@ -179,21 +239,21 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
     match prog.activity {
         // The active settle is already whole functions: the sources, the groups and the
         // dispatcher.
-        Some(_) => settle.iter().for_each(|s| src.push_str(s)),
+        Some(_) => settle[0].iter().for_each(|s| src.push_str(s)),
         None => {
-            let chunks: Vec<&[String]> = settle.chunks(CHUNK).collect();
-            for (k, body) in chunks.iter().enumerate() {
+            for (k, body) in settle.iter().enumerate() {
                 writeln!(
                     src,
                     "\n#[inline(never)]\nfn settle_{k}(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {{"
                 )
                 .unwrap();
+                src.push_str(&g.local_array(k));
                 body.iter().for_each(|s| writeln!(src, "    {s}").unwrap());
                 src.push_str("}\n");
             }
             src.push_str("\n/// Settles the combinational logic.\n#[inline]\n");
             src.push_str("pub fn settle(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {\n");
-            (0..chunks.len()).for_each(|k| writeln!(src, "    settle_{k}(v, mem);").unwrap());
+            (0..settle.len()).for_each(|k| writeln!(src, "    settle_{k}(v, mem);").unwrap());
             src.push_str("    let _ = (v, mem);\n}\n");
         }
     }
@@ -237,7 +297,12 @@ pub(crate) fn generate_from(sim: &Simulator) -> Generated {
 /// * **groups**: one `#[inline(never)]` function each (its body and the checks of its
 ///   watched values), called from a `match` on the group number (a jump table; no function
 ///   pointers).
-fn active_settle(g: &mut Gen, a: &Activity, nv: usize) -> (Vec<String>, Vec<String>) {
+fn active_settle(
+    g: &mut Gen,
+    a: &Activity,
+    nv: usize,
+    fns: &[Vec<locals::Item>],
+) -> (Vec<String>, Vec<String>) {
     let nfw = a.flag_words();
     let shadow0 = nv + nfw;
     let evals = shadow0 + a.shadow_words;
@@ -328,12 +393,13 @@ fn active_settle(g: &mut Gen, a: &Activity, nv: usize) -> (Vec<String>, Vec<Stri
     }
     f.push_str("}\n");
     out.push(f);
-    for (grp, &(start, end, w0, w1)) in a.groups.iter().enumerate() {
+    for (grp, &(_, _, w0, w1)) in a.groups.iter().enumerate() {
         let mut f = format!(
-            "\n#[inline(never)]\nfn group_{grp}(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {{\n"
+            "\n#[inline(never)]\nfn group_{grp}(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {{\n{}",
+            g.local_array(grp)
         );
-        for ins in &g.p.main[start as usize..end as usize] {
-            for stmt in g.ins(ins) {
+        for it in &fns[grp] {
+            for stmt in g.item(it) {
                 writeln!(f, "    {stmt}").unwrap();
             }
         }
@@ -374,6 +440,22 @@ fn active_settle(g: &mut Gen, a: &Activity, nv: usize) -> (Vec<String>, Vec<Stri
     (out, edge)
 }
 
+/// The items each generated function prints: the groups of an activity-aware program; for
+/// full evaluation, the program in chunks of at most `pr.chunk` statements, reordered depth
+/// first (`locals::depth_first`) when batches are unrolled (a small program).
+fn functions(p: &Program, pr: locals::Printing, places: usize) -> Vec<Vec<locals::Item>> {
+    if let Some(a) = &p.activity {
+        return (a.groups.iter())
+            .map(|&(start, end, _, _)| locals::items(p, start as usize..end as usize, pr))
+            .collect();
+    }
+    let mut all = locals::items(p, 0..p.main.len(), pr);
+    if pr.unroll_runs {
+        all = locals::depth_first(p, &all, places);
+    }
+    all.chunks(pr.chunk).map(|c| c.to_vec()).collect()
+}
+
 /// Places whose value never changes after compilation: not written by the program or the edge,
 /// and not an input.
 fn constant_places(p: &Program, n: usize, inputs: &[PortPlace]) -> Vec<bool> {
@@ -407,24 +489,52 @@ pub(crate) struct Gen<'a> {
     konst: Vec<bool>,
     /// Static lookup tables, printed before the functions.
     tables: String,
-    /// Shortest indexed batch printed as a loop over a table of its entries.
-    batch_loop: usize,
+    /// Places printed as local variables (see [`locals`]).
+    local: locals::Locals,
+    /// How batches and runs are printed.
+    printing: locals::Printing,
 }
 
 impl Gen<'_> {
     /// The expression reading place `s`: a literal when constant.
     fn r(&self, s: Place) -> String {
         let s = s as usize;
-        if self.konst[s] {
+        if self.local.slot[s] != NONE {
+            format!("t[{}]", self.local.slot[s])
+        } else if self.konst[s] {
             format!("{:#x}u64", self.init[s])
         } else {
             format!("v[{s}]")
         }
     }
 
+    /// The statements of one item.
+    fn item(&mut self, it: &locals::Item) -> Vec<String> {
+        match *it {
+            locals::Item::Ins(i) => {
+                let p = self.p;
+                self.ins(&p.main[i as usize])
+            }
+            locals::Item::Entry { op, w, e } => vec![self.batch(op, w, e)],
+        }
+    }
+
+    /// The declaration of generated function `f`'s local array (see [`locals`]), if it has
+    /// locals.
+    fn local_array(&self, f: usize) -> String {
+        match self.local.len.get(f) {
+            Some(&n) if n > 0 => format!("    let mut t = [0u64; {n}];\n"),
+            _ => String::new(),
+        }
+    }
+
     /// The assignable expression of place `s` (written by the program or the edge).
     fn dst(&self, s: Place) -> String {
-        format!("v[{s}]")
+        if self.local.slot[s as usize] != NONE {
+            format!("t[{}]", self.local.slot[s as usize])
+        } else {
+            format!("v[{s}]")
+        }
     }
 
     /// An array expression of the `n` words at place `s`.

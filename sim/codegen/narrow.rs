@@ -8,6 +8,9 @@ use std::fmt::Write;
 /// are unrolled; see `UNROLL_OPS`).
 pub(super) const BATCH_LOOP: usize = 16;
 
+/// Most cases of a narrow select printed as an indexed array (more are a `match`).
+const SELECT_ARRAY: usize = 32;
+
 /// `& mask` for a `w`-bit result, or nothing at 64 bits.
 fn m(w: u8) -> String {
     if w >= 64 {
@@ -77,6 +80,16 @@ impl Gen<'_> {
             Ins::Sext { d, a, wa, w } => one(d, format!("sx({}, {wa}) as u64{}", r(a), m(w))),
             Ins::Select { d, idx, start, n } => {
                 let tab = &self.p.sel_tab[start as usize..=(start + n) as usize];
+                if (n as usize) <= SELECT_ARRAY {
+                    // Every case and the default in an array, indexed by the saturated
+                    // index: no branch (a `match` is a jump table, mispredicted about every
+                    // other time when the index is data).
+                    let cases: Vec<String> = tab.iter().map(|c| r(*c)).collect();
+                    return one(
+                        d,
+                        format!("[{}][{}.min({n}) as usize]", cases.join(", "), r(idx)),
+                    );
+                }
                 let mut e = format!("match {} {{ ", r(idx));
                 for (i, c) in tab[..n as usize].iter().enumerate() {
                     e += &format!("{i} => {}, ", r(*c));
@@ -114,13 +127,20 @@ impl Gen<'_> {
             Ins::Batch { op, w, start, n } => {
                 let p = self.p;
                 let ops = &p.batch[start as usize..(start + n) as usize];
-                if ops.len() >= self.batch_loop {
+                if ops.len() >= self.printing.batch_loop {
                     return vec![self.batch_loop(op, w, ops)];
                 }
                 ops.iter().map(|o| self.batch(op, w, *o)).collect()
             }
             Ins::Run { op, w, shape, run } => {
-                vec![self.run(op, w, shape, self.p.runs[run as usize])]
+                let r = self.p.runs[run as usize];
+                if self.printing.unroll_runs {
+                    // One statement per element, so elements can be locals.
+                    return (0..r.n)
+                        .map(|i| self.batch(op, w, r.entry(op, shape, i)))
+                        .collect();
+                }
+                vec![self.run(op, w, shape, r)]
             }
         }
     }
@@ -170,7 +190,7 @@ impl Gen<'_> {
     }
 
     /// One entry `[d, a, b, c]` of a batch.
-    fn batch(&self, op: Batch, w: u8, [d, a, b, c]: [u32; 4]) -> String {
+    pub(super) fn batch(&self, op: Batch, w: u8, [d, a, b, c]: [u32; 4]) -> String {
         let c = if op.reads() == 3 {
             self.r(c)
         } else {

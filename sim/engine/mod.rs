@@ -40,7 +40,7 @@ mod fuse;
 pub(crate) mod layout;
 mod lower;
 mod names;
-mod place_visit;
+pub(crate) mod place_visit;
 pub(crate) mod program;
 mod records;
 pub(crate) mod runs;

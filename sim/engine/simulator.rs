@@ -208,7 +208,7 @@ impl Simulator {
         code: crate::codegen::Compiled,
     ) -> Result<Simulator, SimError> {
         let mut sim = Simulator::with_eval(design, eval)?;
-        let g = crate::codegen::generate_from(&sim);
+        let g = crate::codegen::generate_from(&sim, crate::codegen::Observe::Signals);
         if g.fingerprint != code.fingerprint {
             return Err(SimError::StaleCompiled {
                 top: design.top().name.clone(),
@@ -526,6 +526,12 @@ impl Simulator {
     /// the code generator ([`crate::codegen`]), which must be handed a fresh simulator.
     pub(crate) fn compiled(&self) -> (&Program, &Machine, &[Place], &[Place]) {
         (&self.prog, &self.m, &self.in_places, &self.out_places)
+    }
+
+    /// Place and width of every named signal (the compiled backend keeps them in the value
+    /// array, where `peek_signal` and the VCD read them).
+    pub(crate) fn signal_places(&self) -> impl Iterator<Item = (Place, u32)> + '_ {
+        self.signals.iter().map(|s| (s.1, s.2))
     }
 
     /// The evaluation mode in effect ([`Eval::Full`] if activity-aware evaluation was asked for
