@@ -424,6 +424,8 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             pr("quad_width", 1, crate::texture::QUAD_WIDTH, "quad tag bits"),
             pow2("cache_lines", 16, crate::texture::CACHE_LINES, "cache lines (2x2 texel blocks)"),
             pr("max_log2", 10, crate::texture::MAX_LOG2, "log2 of the largest texture side"),
+            pr("max_fills", 8, crate::texture::MAX_FILLS, "cache line fills outstanding"),
+            pr("queue_depth", 16, crate::texture::QUEUE_DEPTH, "footprints waiting for their lines"),
         ],
         build: |v| {
             crate::texture::texture_unit_top(&crate::texture::TexCfg {
@@ -431,6 +433,8 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                 quad_width: v[1] as u32,
                 cache_lines: v[2] as u32,
                 max_log2: v[3] as u32,
+                max_fills: v[4] as u32,
+                queue_depth: v[5] as u32,
             })
         },
         constraint: None,
@@ -535,6 +539,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                     quad_width: v[1] as u32,
                     cache_lines: v[2] as u32,
                     max_log2: v[3] as u32,
+                    ..crate::texture::TexCfg::default()
                 },
                 footprint: crate::astc::dp::Footprint::ALL[(v[4] as usize).clamp(1, 14) - 1],
                 block_lines: v[5] as u32,

@@ -19,15 +19,18 @@
 //!   lane's position in the quad), so a lane does one MAC per channel for every texel some
 //!   lane of the quad weights (16 per pixel for a 3×3).
 //!
-//! Measured on the RTL (`tex_system`, 4 quads per warp, 64 cache lines, memory latency 8;
-//! 64×64 scene, gauss3, clamp; the ignored test `measure_64x64_gauss3`):
+//! Measured on the RTL (`tex_system`, 4 quads per warp, 64 cache lines, memory latency 8, the
+//! non-blocking texture cache; 64×64 `landscape64.png`, gauss3, clamp; `rendergen conv
+//! … --engine rtl --json`, and the ignored test `measure_64x64_gauss3` on the generated scene):
 //!
 //! | mode | cycles | core issue cycles | footprints | texel register writes | MACs |
 //! |---|---|---|---|---|---|
-//! | baseline | 181,382 | 55,296 | 36,864 | 36,864 | 147,456 |
-//! | all | 90,838 | 63,488 | 4,096 | 65,536 | 147,456 |
-//! | selective | 90,838 | 63,488 | 4,096 | 36,864 | 147,456 |
-//! | shared | 133,857 | 115,968 | 4,096 | 16,384 | 262,144 |
+//! | baseline | 90,436 | 55,296 | 36,864 | 36,864 | 147,456 |
+//! | all | 66,152 | 50,432 | 4,096 | 65,536 | 147,456 |
+//! | selective | 66,152 | 50,432 | 4,096 | 36,864 | 147,456 |
+//! | shared | 131,679 | 115,968 | 4,096 | 16,384 | 262,144 |
+//!
+//! (all and selective with packed MACs, `program::packed_macs`.)
 //!
 //! Selective costs nothing in the core (the same instructions); shared trades register writes
 //! for instructions (per-lane weights and 16 MACs per pixel) and becomes core-bound.

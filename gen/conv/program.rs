@@ -13,8 +13,11 @@
 //!   sideband carries the patch code and sub-operation), so every lane holds the whole patch
 //!   (broadcast *all*: 64 texel register writes per quad for 3×3). Each lane then selects its
 //!   own `w×h` window in place with `sel` on its position in the quad (one column step, one row
-//!   step: the tap lookup of Fig. 17a) and runs the same MACs as the baseline on the unpacked
-//!   RGBA8 channels.
+//!   step: the tap lookup of Fig. 17a) and runs the same MACs as the baseline on the RGBA8
+//!   channels: two channels per word (R‖B, G‖A in 16-bit fields, so a tap costs 3 unpacking
+//!   instructions and 2 multiply-adds instead of 6 and 4) when [`packed_macs`] allows it
+//!   (non-negative weights, `Σw·255 < 2^16`: gauss3, gauss5, box3), else one channel at a
+//!   time (the raw texels arrive packed; the baseline's filtered answer arrives unpacked).
 //!
 //! Both end with the same exact integer rounding: `n = Σ w·c + b·d`, result
 //! `clamp(round(n / d), 0, 255)` rounding half away from zero, computed as
@@ -226,6 +229,7 @@ pub fn collective(kernel: &Kernel) -> String {
             }
         }
     }
+    let packed = packed_macs(kernel);
     for ky in 0..kernel.h {
         for kx in 0..kernel.w {
             let w = kernel.weight(kx, ky);
@@ -233,12 +237,42 @@ pub fn collective(kernel: &Kernel) -> String {
                 continue;
             }
             let src = patch_reg(kernel, kx, ky);
-            for c in 0..4 {
-                unpack(&mut s, c, src, TMP);
-                mac(&mut s, c, w, TMP);
+            if packed {
+                // R and B in one word, G and A in another: two MACs for four channels.
+                writeln!(
+                    s,
+                    "andi r{TMP}, r{src}, 0x00ff00ff\nshri r{t}, r{src}, 8\nandi r{t}, r{t}, 0x00ff00ff",
+                    t = TMP + 1
+                )
+                .unwrap();
+                mac(&mut s, 0, w, TMP);
+                mac(&mut s, 1, w, TMP + 1);
+            } else {
+                for c in 0..4 {
+                    unpack(&mut s, c, src, TMP);
+                    mac(&mut s, c, w, TMP);
+                }
             }
         }
     }
+    if packed {
+        // Accumulators R‖B and G‖A back to one channel each (r8 R, r9 G, r10 B, r11 A).
+        let (r, g, b, a) = (ACC, ACC + 1, ACC + 2, ACC + 3);
+        writeln!(
+            s,
+            "shri r{b}, r{r}, 16\nandi r{r}, r{r}, 65535\nshri r{a}, r{g}, 16\nandi r{g}, r{g}, 65535"
+        )
+        .unwrap();
+    }
     finish(&mut s, kernel);
     s
+}
+
+/// Whether the collective shader of `kernel` runs its MACs on packed channels (two 16-bit
+/// fields per word, `t & 0x00FF00FF` and `(t >> 8) & 0x00FF00FF`): only when every weight is
+/// non-negative and `Σw · 255 < 2^16`, so no field overflows into or borrows from the next and
+/// the sums are the per-channel ones exactly.
+pub fn packed_macs(kernel: &Kernel) -> bool {
+    let sum: i64 = kernel.weights.iter().map(|&w| w as i64).sum();
+    kernel.weights.iter().all(|&w| w >= 0) && sum * 255 < 1 << 16
 }

@@ -6,8 +6,9 @@
 //! Warps run in batches ([`RtlOptions::batch`] warps per run of the agent; progress on stderr
 //! between batches when asked); each batch starts from reset (cold texture cache), so the
 //! figures add up the batches. Speed on this machine: about 6 k clocks/s for the default
-//! 4-quad core (a 64×64 image with gauss3: collective 91 k clocks in 14 s, baseline 181 k in
-//! 29 s; a 256×256 image takes minutes), 0.7 k clocks/s with 16 quads; see the README section.
+//! 4-quad core (a 64×64 image with gauss3: collective 66 k clocks, baseline 90 k, each well
+//! under a minute; a 256×256 image takes minutes), 0.7 k clocks/s with 16 quads; see the
+//! README section.
 
 use super::{launches, program, ConvStats, Convolved, Image, Kernel, Mode, Texture};
 use crate::progress::Progress;

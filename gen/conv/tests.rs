@@ -112,6 +112,48 @@ fn presets_and_borders_match_the_integer_reference_in_both_modes() {
     }
 }
 
+/// The collective shader's packed MACs (two channels per word) at their limits: saturated
+/// channels (255 everywhere, and 0/255 stripes per channel) under the largest packed weight sum
+/// (a 9×1 kernel with Σw = 257: 257·255 = 65,535, the top of a 16-bit field) and under the
+/// presets that pack (gauss5: Σw = 256); one weight more (Σw = 258) no longer packs and runs
+/// per channel. Every image equals the integer reference.
+#[test]
+fn packed_macs_exact_at_saturated_channels() {
+    let white = Image {
+        width: 16,
+        height: 16,
+        texels: vec![0xFFFF_FFFF; 256],
+    };
+    let stripes = Image {
+        width: 16,
+        height: 16,
+        texels: (0..256u32)
+            .map(|i| [0xFF00_FF00, 0x00FF_00FF, 0xFFFF_0000, 0x0000_FFFF][(i % 4) as usize])
+            .collect(),
+    };
+    let wide = |extra: i32| Kernel {
+        w: 9,
+        h: 1,
+        weights: vec![29, 29, 29, 28, 28, 28, 28, 28, 30 + extra],
+        divisor: 257,
+        bias: 0,
+    };
+    let kernels = [
+        (wide(0), true),
+        (wide(1), false),
+        (Kernel::preset("gauss5").unwrap(), true),
+        (Kernel::preset("sobel-x").unwrap(), false),
+    ];
+    for (k, packs) in &kernels {
+        assert_eq!(program::packed_macs(k), *packs, "{k:?}");
+        for img in [&white, &stripes] {
+            let want = reference(img, k, Border::Clamp);
+            let coll = run_model(img, k, Mode::Collective, Border::Clamp).unwrap();
+            assert_eq!(coll.image.texels, want, "collective {k:?}");
+        }
+    }
+}
+
 #[test]
 fn rounding_is_half_away_from_zero_at_every_tie() {
     // A 1×1 kernel with divisor 2: c/2 + b ties at every odd c; negative bias exercises n < 0.

@@ -177,7 +177,8 @@ fn blocks_across(log2: Sig, b: u32) -> Sig {
 /// from their ASTC blocks (module docs give the design and its trade-off).
 ///
 /// * **Protocol:** stream rules on every port; one line in flight (`line_req` is taken only when
-///   the previous line was answered); `line_resp` answers `line_req` in order; `blk_resp`
+///   the previous line was answered: the texel cache's outstanding fills wait in its line-key
+///   FIFO, so behind this stage they do not overlap, while hits still pass under them); `line_resp` answers `line_req` in order; `blk_resp`
 ///   answers `blk_req` in order, one block at a time.
 /// * **Timing:** a line whose blocks are in the block cache is answered 14 clocks after it is
 ///   taken (1 locate, 4 decode issues, ASTC_DP latency 8, 1 answer); each missing block adds
@@ -334,10 +335,11 @@ pub fn tex_astc(m: &mut Module, cfg: &TexAstcCfg, i: AstcIn) -> AstcOut {
 /// counters `counters_*` of the unit plus `counters_astc_decodes` and
 /// `counters_astc_block_fills`.
 ///
-/// * **Timing:** as the RGBA8 unit (one footprint per clock while the texel cache hits, 14
+/// * **Timing:** as the RGBA8 unit (one footprint per clock while the texel cache hits, 15
 ///   clocks latency); a texel-cache line fill takes [`tex_astc`]'s 14 clocks plus block fetches.
 /// * **Cost:** without ASTC (`rendergen synth texture_unit --per-module`, defaults, measured
-///   2026-11-24): 68,827 cells, 7,754 flip-flops, 125 gate levels. With ASTC
+///   2026-11-24, blocking texel cache): 68,827 cells, 7,754 flip-flops, 125 gate levels
+///   (73,961 / 10,255 with the non-blocking cache, not re-measured with ASTC). With ASTC
 ///   (`rendergen synth texture_unit_astc --per-module`, defaults: 6×6, 8 block lines; or the
 ///   ignored test `texture_astc::astc_unit_area`): 143,520 cells, 11,380 flip-flops, 170 gate
 ///   levels — `tex_astc` 19,990 cells (block cache, address inverter), the one ASTC_DP ~52,700
@@ -371,6 +373,8 @@ pub fn texture_unit_astc_top(cfg: &TexAstcCfg) -> Result<Design, ElabErrors> {
             & m.check_param("quad_width", u.quad_width.into(), super::QUAD_WIDTH)
             & m.check_param_pow2("cache_lines", u.cache_lines.into(), super::CACHE_LINES)
             & m.check_param("max_log2", u.max_log2.into(), super::MAX_LOG2)
+            & m.check_param("max_fills", u.max_fills.into(), super::MAX_FILLS)
+            & m.check_param("queue_depth", u.queue_depth.into(), super::QUEUE_DEPTH)
             & m.check_param_pow2("block_lines", cfg.block_lines.into(), BLOCK_LINES);
         if Footprint::new(cfg.footprint.w, cfg.footprint.h).is_none() {
             ok &= m.param_error(

@@ -26,9 +26,15 @@
 //!   not, wrapped or clamped — sit in four different banks and are read in one cycle. A line is
 //!   an aligned 2×2 block (one texel in each bank); the tag (level, block x, block y) is kept
 //!   in each bank, so four blocks are looked up at once. Only texels with a non-zero weight are
-//!   looked up (a bilinear fetch at a texel centre reads one). A miss blocks the head footprint
-//!   and fills one line at a time from `mem_req`/`mem_resp` (four word addresses per line,
-//!   laid out linear or 4×4-tiled).
+//!   looked up (a bilinear fetch at a texel centre reads one). The cache hides memory
+//!   latency (the prefetching texture cache of Igehy, Eldridge and Proudfoot, 1998): tags are
+//!   looked up and claimed when a footprint arrives, a missing line is requested at once (up to
+//!   `max_fills` lines in flight), and the footprint waits in an in-order queue
+//!   (`queue_depth`) while later footprints are looked up behind it; the footprint at the head
+//!   writes its own lines into the banks as they arrive and then reads its texels, so lines
+//!   are replaced in request order and never under an earlier footprint that still needs them
+//!   (`cache.rs` gives the argument). `mem_req`/`mem_resp` carry four word addresses / texels
+//!   per line, laid out linear or 4×4-tiled.
 //!   Hit and fill counters (`counters_cache_hits`: footprints that passed with no fill, so the
 //!   hit rate is `cache_hits / footprints`; `counters_cache_misses`: line fills) are modelled
 //!   exactly by `rendergen_sim::models::texture::cache` (its docs give the organisation).
@@ -54,9 +60,11 @@
 //! clocks, trilinear 8, a raw or gather quad 4, or fewer lanes with a partial mask).
 //! Measured (`cargo test -p rendergen-testbenches --test testbenches texture::latency -- --nocapture`):
 //! 6,000 raw footprints over a small patch in 6,067 clocks (0.989 per clock; the 67 are the
-//! pipeline fill and 9 line fills of the cold cache), i.e. one footprint per clock once warm; latency 14 clocks from a request's transfer
-//! to its answer's with no miss and no stall (lod 4, sequencer 1, address 3, cache 1,
-//! filter 4, answer 1). A miss costs the memory round trip plus two clocks per missing line.
+//! pipeline fill and 9 line fills of the cold cache), i.e. one footprint per clock once warm; latency 15 clocks from a request's transfer
+//! to its answer's with no miss and no stall (lod 4, sequencer 1, address 3, cache 2 (queue
+//! and skid buffer), filter 4, answer 1). A footprint that misses `k` lines costs `k` clocks at
+//! the cache's look-up and `k` at its head plus whatever of the memory round trip the
+//! footprints queued before it do not already cover: misses of successive footprints overlap.
 //! Combinational paths from inputs to outputs: only `desc_*` → `mem_req_addr` (the line
 //! address is computed from the static descriptor and the registered miss); every `valid` and
 //! `ready` leaving the unit comes from registers (`answer.ready` reaches `lanes.ready` inside
@@ -64,19 +72,23 @@
 //!
 //! # Parameters ([`TexCfg`])
 //! `slot_width` 1 ..= 8 (3), `quad_width` 1 ..= 4 (1), `cache_lines` power of two 4 ..= 256
-//! (16), `max_log2` 1 ..= 10 (10); the catalogue top is `texture_unit`.
+//! (16), `max_log2` 1 ..= 10 (10), `max_fills` 4 ..= 32 (8), `queue_depth` 1 ..= 64 (16); the
+//! catalogue top is `texture_unit`.
 //!
 //! # Cost
-//! `cargo run --release -p rendergen-gen -- synth texture_unit` (defaults: 16 lines,
-//! textures up to 1024², Yosys `synth -flatten`, generic cells; about 1 min 20 s of synthesis
-//! on this machine): **69,844 cells, 7,938 flip-flops**, longest combinational path 125 gate
-//! levels (before border colours and LOD clamps: 69,323 cells, 7,926 flip-flops, 106 levels;
-//! which stage holds the longer path was not measured; the λ clamp and base-level add
-//! lengthen `tex_lod`'s last stage). The cache
-//! RAMs are read combinationally, so their 4 × 16 × (32 + 24) bits are flip-flops here; the
-//! rest are the pipeline registers (the 16-word answer accumulator and answer register alone
-//! are 1,024), 8 float→fixed shifters, 4 squarers of 21 bits, 16 lerps of 17 × 9 bits and 12
-//! sRGB tables of 256 × 16.
+//! `rendergen synth texture_unit --per-module` (defaults: 16 lines, 8 fills in flight, a
+//! 16-deep queue, textures up to 1024², Yosys generic cells; measured 2026-11-24 with the
+//! non-blocking cache): **73,961 cells, 10,255 flip-flops**, longest combinational path 125
+//! gate levels. Per module: `tex_lod` 22,843 cells / 1,655 flops, `tex_cache` 18,658 / 5,433,
+//! `tex_filter` 14,775 / 1,287 plus 12 `srgb_to_linear` tables of 604 cells, `tex_answer`
+//! 5,891 / 1,107, `tex_address` 4,546 / 773. The blocking cache it replaced measured 68,827
+//! cells and 7,754 flip-flops for the whole unit: the non-blocking cache costs about 5,100
+//! cells and 2,500 flip-flops, mostly its queue (16 footprints of ~125 bits) and the fill
+//! FIFO (8 lines of 128 bits), all RAMs read combinationally and so built from flip-flops
+//! here (as are the 4 × 16 × (32 + 24) bits of banks and tags). The rest are the pipeline
+//! registers (the 16-word answer accumulator and answer register alone are 1,024), 8
+//! float→fixed shifters, 4 squarers of 21 bits, 16 lerps of 17 × 9 bits and 12 sRGB tables of
+//! 256 × 16.
 //!
 //! # Errors
 //! `texture_unit_top` rejects each parameter outside its range, naming it.
@@ -148,6 +160,10 @@ pub const QUAD_WIDTH: RangeInclusive<u64> = 1..=4;
 pub const CACHE_LINES: RangeInclusive<u64> = 4..=256;
 /// Legal [`TexCfg::max_log2`].
 pub const MAX_LOG2: RangeInclusive<u64> = 1..=10;
+/// Legal [`TexCfg::max_fills`] (a footprint may need four lines before it can be queued).
+pub const MAX_FILLS: RangeInclusive<u64> = 4..=32;
+/// Legal [`TexCfg::queue_depth`].
+pub const QUEUE_DEPTH: RangeInclusive<u64> = 1..=64;
 
 /// Parameters of [`texture_unit`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,6 +176,12 @@ pub struct TexCfg {
     pub cache_lines: u32,
     /// log2 of the largest texture side, 1 ..= 10 (sizes up to 1024). Default 10.
     pub max_log2: u32,
+    /// Line fills outstanding at once (requested, data not yet in the banks), 4 ..= 32.
+    /// Default 8.
+    pub max_fills: u32,
+    /// Footprints waiting in the cache's in-order queue for their lines, 1 ..= 64. Default 16
+    /// (enough to cover a memory latency of about 16 clocks at one footprint per clock).
+    pub queue_depth: u32,
 }
 
 impl Default for TexCfg {
@@ -169,6 +191,8 @@ impl Default for TexCfg {
             quad_width: 1,
             cache_lines: 16,
             max_log2: 10,
+            max_fills: 8,
+            queue_depth: 16,
         }
     }
 }
@@ -583,14 +607,21 @@ pub fn texture_unit(m: &mut Module, cfg: &TexCfg, i: TexUnitIn) -> TexUnitOut {
 #[name_lets]
 pub fn texture_unit_top(cfg: &TexCfg) -> Result<Design, ElabErrors> {
     let params = format!(
-        "slot_width={} quad_width={} cache_lines={} max_log2={}",
-        cfg.slot_width, cfg.quad_width, cfg.cache_lines, cfg.max_log2
+        "slot_width={} quad_width={} cache_lines={} max_log2={} max_fills={} queue_depth={}",
+        cfg.slot_width,
+        cfg.quad_width,
+        cfg.cache_lines,
+        cfg.max_log2,
+        cfg.max_fills,
+        cfg.queue_depth
     );
     Design::build_with_params("texture_unit", &params, |m| {
         let ok = m.check_param("slot_width", cfg.slot_width.into(), SLOT_WIDTH)
             & m.check_param("quad_width", cfg.quad_width.into(), QUAD_WIDTH)
             & m.check_param_pow2("cache_lines", cfg.cache_lines.into(), CACHE_LINES)
-            & m.check_param("max_log2", cfg.max_log2.into(), MAX_LOG2);
+            & m.check_param("max_log2", cfg.max_log2.into(), MAX_LOG2)
+            & m.check_param("max_fills", cfg.max_fills.into(), MAX_FILLS)
+            & m.check_param("queue_depth", cfg.queue_depth.into(), QUEUE_DEPTH);
         if ok {
             texture_unit_ports(m, cfg);
         }

@@ -8,12 +8,13 @@
 //! 60 s wall on this machine, most of it the lint's Verilator/Yosys run and the co-simulation);
 //! the model's own tests: `cargo test -p rendergen-sim --lib models::texture`. With
 //! `-- --nocapture`, `texture::latency_and_throughput` prints the figures quoted in
-//! `rendergen_rtl::texture` (one footprint per clock once warm; latency 14 clocks).
+//! `rendergen_rtl::texture` (one footprint per clock once warm; latency 15 clocks).
 
 mod system;
 
 use rendergen_hdl::Design;
 use rendergen_rtl::texture::{texture_unit_top, TexCfg};
+use rendergen_sim::engine::SignalId;
 use rendergen_sim::kit::{Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::models::texture::cache::{CacheCounts, TexCache};
 use rendergen_sim::models::texture::collective::{
@@ -27,8 +28,9 @@ use rendergen_testbenches::{agents_cycle, cosim_prefix};
 use std::collections::{HashMap, VecDeque};
 
 /// Cycles from a request's transfer to its answer's with no miss and no stall (module docs of
-/// `rendergen_rtl::texture`).
-const LATENCY: u64 = 14;
+/// `rendergen_rtl::texture`): 15 since the non-blocking cache's in-order queue (one clock more
+/// than the blocking cache's 14).
+const LATENCY: u64 = 15;
 
 /// Words of the simulated memory.
 const MEM_WORDS: usize = 1 << 14;
@@ -47,6 +49,7 @@ fn small_cfg() -> TexCfg {
         quad_width: 2,
         cache_lines: 16,
         max_log2: 6,
+        ..TexCfg::default()
     }
 }
 
@@ -136,10 +139,34 @@ fn run(
     seed: u64,
     cosim: bool,
 ) -> Outcome {
+    run_with(
+        design,
+        small_cfg().cache_lines,
+        d,
+        reqs,
+        p,
+        seed,
+        cosim,
+        None,
+    )
+}
+
+/// [`run`] on a unit of `lines` cache lines, observing its cache through `probe` when given.
+#[allow(clippy::too_many_arguments)]
+fn run_with(
+    design: &Design,
+    lines: u32,
+    d: &TexDesc,
+    reqs: &[Request],
+    p: Pressure,
+    seed: u64,
+    cosim: bool,
+    probe: Option<&mut CacheProbe>,
+) -> Outcome {
     let mem = memory();
     let mut want = Vec::new();
     let mut counts = Counts::default();
-    let mut cache = TexCache::new(small_cfg().cache_lines);
+    let mut cache = TexCache::new(lines);
     let mut cached = CacheCounts::default();
     for r in reqs {
         let (a, c, _) = sample(d, &mem, r);
@@ -152,7 +179,7 @@ fn run(
     if cosim {
         sim.start_recording();
     }
-    let result = drive(&mut sim, d, &mem, reqs, &want, p, seed);
+    let result = drive(&mut sim, d, &mem, reqs, &want, p, seed, probe);
     let (answers, cycles) = tb.check(&mut sim, result);
     let names = [
         "footprints",
@@ -200,6 +227,7 @@ fn run(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn drive(
     sim: &mut Simulator,
     d: &TexDesc,
@@ -208,6 +236,7 @@ fn drive(
     want: &[rendergen_sim::models::texture::Answer],
     p: Pressure,
     seed: u64,
+    mut probe: Option<&mut CacheProbe>,
 ) -> Result<(Vec<[u32; 16]>, u64), TbError> {
     let mut rng = Rng::new(seed);
     let mut src = [
@@ -243,7 +272,13 @@ fn drive(
     let (mut seen_mem, mut seen) = (0usize, 0usize);
     let mut got = Vec::new();
     let mut last_due = 0u64;
-    let dog = Watchdog::new(200 * reqs.len() as u64 + 2_000, seed);
+    let dog = Watchdog::new(
+        (200 + 8 * p.mem_latency.1) * reqs.len() as u64 + 2_000,
+        seed,
+    );
+    if let Some(pr) = probe.as_deref_mut() {
+        pr.resolve(sim)?;
+    }
     let cycles = dog.run_until(sim, "every answer", |sim| {
         let now = sim.cycle();
         while pending.front().is_some_and(|(due, _)| *due <= now) {
@@ -252,6 +287,9 @@ fn drive(
         }
         sim.poke(flush, rng.chance(p.flush) as u64);
         agents_cycle(sim, &mut src, &mut sink)?;
+        if let Some(pr) = probe.as_deref_mut() {
+            pr.sample(sim);
+        }
         for item in &sink[1].items()[seen_mem..] {
             let line: Vec<u64> = item.iter().map(|a| mem[a.to_u64() as usize % mem.len()] as u64).collect();
             let lat = p.mem_latency.0 + rng.below(p.mem_latency.1 - p.mem_latency.0 + 1);
@@ -283,6 +321,64 @@ fn drive(
         Ok(seen == reqs.len())
     })?;
     Ok((got, cycles))
+}
+
+/// The non-blocking cache's activity, observed every cycle through its internal signals
+/// (`texture_unit.cache.*`, names as in the Verilog and VCD).
+#[derive(Default)]
+struct CacheProbe {
+    /// outstanding_q, alloc, alloc_idx, line_valid_q, accept, started_q, leave.
+    ids: Vec<SignalId>,
+    /// Footprints in the queue (entered at `accept`, left at `leave`).
+    queued: u64,
+    /// Most line fills in flight at once.
+    max_outstanding: u64,
+    /// Cycles with two or more line fills in flight.
+    overlapped_cycles: u64,
+    /// Footprints that hit every line at the look-up while a fill was in flight.
+    hits_under_miss: u64,
+    /// Footprints that left the cache (answered) while a fill was in flight.
+    served_under_miss: u64,
+    /// Lines claimed for a new block while they held a valid block and footprints were queued.
+    evicted_while_queued: u64,
+}
+
+impl CacheProbe {
+    fn resolve(&mut self, sim: &Simulator) -> Result<(), TbError> {
+        self.queued = 0;
+        let names = [
+            "outstanding_q",
+            "alloc",
+            "alloc_idx",
+            "line_valid_q",
+            "accept",
+            "started_q",
+            "leave",
+        ];
+        self.ids = names
+            .iter()
+            .map(|n| sim.signal(&format!("texture_unit.cache.{n}")))
+            .collect::<Result<_, _>>()
+            .map_err(|e| TbError::new(e.to_string()))?;
+        Ok(())
+    }
+
+    fn sample(&mut self, sim: &mut Simulator) {
+        let mut v = [0u64; 7];
+        for (x, id) in v.iter_mut().zip(&self.ids) {
+            *x = sim.peek_signal(*id).to_u64();
+        }
+        let [outstanding, alloc, alloc_idx, valid, accept, started, leave] = v;
+        let queued = (self.queued > 0) as u64;
+        self.queued = self.queued + accept - leave;
+        self.max_outstanding = self.max_outstanding.max(outstanding);
+        self.overlapped_cycles += (outstanding >= 2) as u64;
+        let in_flight = outstanding > 0;
+        self.hits_under_miss += (accept == 1 && started == 0 && in_flight) as u64;
+        self.served_under_miss += (leave == 1 && in_flight) as u64;
+        self.evicted_while_queued +=
+            (alloc == 1 && valid >> alloc_idx & 1 == 1 && queued == 1) as u64;
+    }
 }
 
 fn design() -> Design {
@@ -697,6 +793,153 @@ fn cache_hits_and_fills_known_by_construction() {
     }
 }
 
+/// Raw integer-coordinate quads reading the aligned 2×2 blocks `(bx, by)` (one footprint and
+/// one line each), four blocks per quad.
+fn block_quads(blocks: &[(u32, u32)]) -> Vec<Request> {
+    blocks
+        .chunks(4)
+        .map(|quad| {
+            let mut r = Request {
+                int_coords: true,
+                mode: Mode::Raw,
+                mask: (1 << quad.len()) - 1,
+                ..Request::default()
+            };
+            for (k, &(bx, by)) in quad.iter().enumerate() {
+                r.coords[2 * k] = 2 * bx;
+                r.coords[2 * k + 1] = 2 * by;
+            }
+            r
+        })
+        .collect()
+}
+
+/// The non-blocking cache overlaps fills and serves hits under a miss. A warm quad of four
+/// blocks (lines 0–3 of 16) alternates with a cold quad of four blocks in lines 4–7 (a new
+/// block row each round, so four fills); memory answers after 20 clocks. The counts are known
+/// by construction (and equal the model's, checked in `run`): 4 + 4·R fills and 12·R hits.
+/// Observed through the cache's signals: the cold quad's four lines are in flight together,
+/// the warm footprints behind it are looked up as hits while they are in flight, and
+/// footprints leave the cache while the next round's lines are in flight; the run takes less
+/// than half the clocks a blocking cache needs for its fills alone (fills × latency).
+#[test]
+fn cache_fills_overlap_and_hits_pass_under_a_miss() {
+    const ROUNDS: u32 = 8;
+    const MEM_LATENCY: u64 = 20;
+    let design = design();
+    let d = tex(6, 6, false, false, [Wrap::Repeat; 2]);
+    let warm: Vec<(u32, u32)> = (0..4).map(|bx| (bx, 0)).collect();
+    let mut reqs = block_quads(&warm);
+    for r in 0..ROUNDS {
+        let cold: Vec<(u32, u32)> = (0..4).map(|bx| (bx, 4 * r + 5)).collect();
+        reqs.extend(block_quads(&cold));
+        for _ in 0..3 {
+            reqs.extend(block_quads(&warm));
+        }
+    }
+    let p = Pressure {
+        mem_latency: (MEM_LATENCY, MEM_LATENCY),
+        ..CALM
+    };
+    let mut probe = CacheProbe::default();
+    let lines = small_cfg().cache_lines;
+    let out = run_with(
+        &design,
+        lines,
+        &d,
+        &reqs,
+        p,
+        0x0FE7,
+        false,
+        Some(&mut probe),
+    );
+    let [footprints, _, hits, fills, _, _] = out.counters;
+    let r = ROUNDS as u64;
+    assert_eq!(
+        (footprints, hits, fills),
+        (4 + 16 * r, 12 * r, 4 + 4 * r),
+        "footprints, hits, fills"
+    );
+    eprintln!(
+        "texture cache: {} cycles for {fills} fills of {MEM_LATENCY} clocks; at most {} in flight, {} cycles with ≥ 2, {} hits looked up and {} footprints answered under a miss",
+        out.cycles,
+        probe.max_outstanding,
+        probe.overlapped_cycles,
+        probe.hits_under_miss,
+        probe.served_under_miss
+    );
+    assert!(
+        probe.max_outstanding >= 4,
+        "a cold quad's four lines in flight together"
+    );
+    assert!(probe.overlapped_cycles >= r * MEM_LATENCY, "fills overlap");
+    assert!(
+        probe.hits_under_miss >= 12 * r,
+        "every warm footprint looked up under a miss"
+    );
+    assert!(
+        probe.served_under_miss >= 8 * r,
+        "footprints answered under a miss"
+    );
+    assert!(
+        out.cycles < fills * MEM_LATENCY / 2,
+        "{} cycles: a blocking cache needs ≥ {}",
+        out.cycles,
+        fills * MEM_LATENCY
+    );
+}
+
+/// Replacement while footprints are queued: the smallest cache (4 lines), the fewest fills in
+/// flight (4), a 16-deep queue and memory answering after 40–64 clocks, on random traffic with
+/// random gaps and back-pressure; answers and counters equal the model's, and lines holding a
+/// valid block were claimed by a miss while footprints waited in the queue (counted).
+#[test]
+fn tiny_cache_long_latency_replaces_lines_under_queued_footprints() {
+    let cfg = TexCfg {
+        cache_lines: 4,
+        max_fills: 4,
+        queue_depth: 16,
+        ..small_cfg()
+    };
+    let design = texture_unit_top(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    let seed = rendergen_sim::kit::seed_from_env_or(0x71CE);
+    let mut rng = Rng::new(seed);
+    let p = Pressure {
+        mem_latency: (40, 64),
+        flush: 0.0,
+        ..ROUGH
+    };
+    let mut probe = CacheProbe::default();
+    for (n, d) in [
+        tex(5, 5, true, false, [Wrap::Repeat, Wrap::Mirror]),
+        tex(6, 4, false, true, [Wrap::Clamp, Wrap::Border]),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let reqs: Vec<Request> = (0..120).map(|i| random_request(&mut rng, d, i)).collect();
+        run_with(
+            &design,
+            cfg.cache_lines,
+            d,
+            &reqs,
+            p,
+            seed + n as u64,
+            false,
+            Some(&mut probe),
+        );
+    }
+    eprintln!(
+        "tiny cache: {} lines evicted while footprints were queued; at most {} fills in flight",
+        probe.evicted_while_queued, probe.max_outstanding
+    );
+    assert!(
+        probe.evicted_while_queued >= 50,
+        "replacement under queued footprints exercised"
+    );
+    assert_eq!(probe.max_outstanding, 4, "max_fills reached");
+}
+
 /// The emitted Verilog passes Verilator `-Wall`, Yosys `check -assert` and iverilog.
 #[test]
 fn texture_unit_lint_clean() {
@@ -748,6 +991,20 @@ fn texture_unit_rejects_bad_parameters() {
                 ..small_cfg()
             },
             "quad_width",
+        ),
+        (
+            TexCfg {
+                max_fills: 3,
+                ..small_cfg()
+            },
+            "max_fills",
+        ),
+        (
+            TexCfg {
+                queue_depth: 65,
+                ..small_cfg()
+            },
+            "queue_depth",
         ),
     ] {
         let Err(e) = texture_unit_top(&cfg) else {

@@ -40,6 +40,7 @@ fn unit_cfg() -> TexCfg {
         quad_width: 2,
         cache_lines: 16,
         max_log2: 6,
+        ..TexCfg::default()
     }
 }
 
