@@ -5,7 +5,9 @@
 
 use crate::Failure;
 use clap::Args;
-use rendergen_gen::fuzz::{check_batch, shrink, BatchStats, Engines};
+use rendergen_gen::cosim::CosimEngine;
+use rendergen_gen::fuzz::reduce::{cosim_disagrees, reduce, Size};
+use rendergen_gen::fuzz::{check_batch, shrink, single_design, BatchStats, Disagreement, Engines};
 use std::time::Instant;
 
 /// `rendergen fuzz`.
@@ -40,6 +42,15 @@ pub struct FuzzArgs {
     /// Run iverilog on every K-th batch (the first, then every K-th; 0: never).
     #[arg(long, default_value_t = 1)]
     iverilog_every: usize,
+    /// On a Verilator or iverilog disagreement, delta-debug the design to the smallest netlist
+    /// on which that simulator still disagrees with the interpreter while the other agrees, and
+    /// print its Verilog (use a small `--cycles` to keep each trial build quick).
+    #[arg(long)]
+    reduce: bool,
+    /// Go on after a disagreement (with the design after it) and list every disagreement at
+    /// the end; the run still fails if there was one.
+    #[arg(long)]
+    keep_going: bool,
 }
 
 fn parse_seed(s: &str) -> Result<u64, String> {
@@ -72,9 +83,11 @@ pub fn run(a: FuzzArgs) -> Result<(), Failure> {
     let t = Instant::now();
     let mut total = BatchStats::default();
     let (mut first, mut k, mut iverilog) = (start, 0, 0);
+    let mut found: Vec<Box<Disagreement>> = Vec::new();
     while first < designs {
         let n = batch.min(designs - first);
         let e = engines(k);
+        k += 1;
         match check_batch(a.seed, first, n, a.cycles, e) {
             Ok(st) => {
                 total.add(&st);
@@ -84,6 +97,7 @@ pub fn run(a: FuzzArgs) -> Result<(), Failure> {
                     first + n,
                     t.elapsed().as_secs_f64()
                 );
+                first += n;
             }
             Err(mut d) => {
                 if let Some(i) = d.design {
@@ -92,17 +106,80 @@ pub fn run(a: FuzzArgs) -> Result<(), Failure> {
                         Ok(()) => d.detail = format!("{}\n  (agrees when alone)", d.detail),
                     }
                 }
-                return Err(Failure::check(d));
+                println!("  DISAGREEMENT ({:.0} s): {d}", t.elapsed().as_secs_f64());
+                if a.reduce {
+                    reduce_disagreement(&d, a.cycles);
+                }
+                if !a.keep_going {
+                    return Err(Failure::check(d));
+                }
+                // Resume after the design (or the batch when the design is not known).
+                first = d.design.map_or(first + n, |i| i + 1);
+                found.push(d);
             }
         }
-        first += n;
-        k += 1;
     }
     println!(
-        "fuzz: all engines agree on {} designs ({} on iverilog), wall {:.1} s; {total}",
+        "fuzz: {} designs agree on every engine checked ({} on iverilog), {} disagreements, \
+         wall {:.1} s; {total}",
         total.designs,
         iverilog,
+        found.len(),
         t.elapsed().as_secs_f64()
     );
-    Ok(())
+    match found.into_iter().next() {
+        None => Ok(()),
+        Some(d) => Err(Failure::check(d)),
+    }
+}
+
+/// `--reduce`: delta-debugs the design of a Verilator or iverilog disagreement and prints the
+/// reduced netlist's Verilog and IR.
+fn reduce_disagreement(d: &Disagreement, cycles: u64) {
+    let (engine, other) = match d.engine.as_str() {
+        "verilator" => (CosimEngine::Verilator, CosimEngine::Iverilog),
+        "iverilog" => (CosimEngine::Iverilog, CosimEngine::Verilator),
+        e => {
+            println!("  --reduce: only Verilator and iverilog disagreements reduce (not {e})");
+            return;
+        }
+    };
+    let Some(index) = d.design else {
+        println!("  --reduce: the disagreeing design is not known");
+        return;
+    };
+    let design = single_design(d.seed, index);
+    let stim = d.seed ^ 0x5EED;
+    let fails = |x: &rendergen_hdl::Design| cosim_disagrees(x, cycles, stim, engine, &[other]);
+    if !fails(&design) {
+        println!("  --reduce: design {index} alone agrees; nothing to reduce");
+        return;
+    }
+    let t = Instant::now();
+    let r = reduce(&design, fails, |s| println!("  reduce: {s}"));
+    println!(
+        "  reduced in {:.0} s to {} ({engine} disagrees, {other} agrees, {cycles} cycles, stimulus \
+         seed {stim:#x}):\n{}",
+        t.elapsed().as_secs_f64(),
+        Size::of(&r),
+        rendergen_gen::verilog::emit_single(&r)
+    );
+    for m in &r.modules {
+        println!("  IR of {} ({}):", m.name, m.params);
+        for (i, n) in m.nodes.iter().enumerate() {
+            println!("    n{i}: {} bits = {:?}", n.width, n.op);
+        }
+        for (i, x) in m.regs.iter().enumerate() {
+            println!("    reg {i}: {x:?}");
+        }
+        for x in &m.mems {
+            println!("    {x:?}");
+        }
+        for x in &m.insts {
+            println!(
+                "    inst {} of module {} inputs {:?}",
+                x.name, x.module, x.inputs
+            );
+        }
+    }
 }

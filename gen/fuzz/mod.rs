@@ -18,12 +18,15 @@
 //!   (`cosim`), which name the first differing output and cycle.
 //! * On a disagreement the report names the seed, the engine, the design index (from the
 //!   port name, or by re-running the designs one at a time for the hash-only compiled
-//!   backend) and the signal, and [`shrink`] re-checks that design alone.
+//!   backend) and the signal, and [`shrink`] re-checks that design alone; [`reduce`]
+//!   delta-debugs a disagreeing design down to the smallest netlist that still disagrees
+//!   (`rendergen fuzz --reduce`).
 //!
 //! Seeds: `RENDERGEN_SEED` overrides the default of a test (`seed_from_env_or`); a batch of
 //! seed `s` is fully determined by `s` and its size.
 
 pub mod generate;
+pub mod reduce;
 
 pub use generate::{fuzz_module, Spec};
 

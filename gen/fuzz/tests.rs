@@ -217,7 +217,8 @@ fn fuzz_many() {
 
 /// The smallest designs of the emitter bugs the fuzzer found, now fixed in the emitter (a
 /// `lut` of zeros declared `reg` but assigned; a `case` on a constant index that iverilog never
-/// evaluated; shifts by constants wider than 32 bits that Verilator rejected): each is
+/// evaluated; shifts by constants wider than 32 bits that Verilator rejected) or, for a
+/// Verilator optimiser fault the emitter cannot avoid, in the co-simulation build: each is
 /// co-simulated in iverilog and Verilator against the interpreter. Regression test.
 #[test]
 fn emitter_bugs_found_by_the_fuzzer() {
@@ -348,6 +349,33 @@ fn emitter_bugs_found_by_the_fuzzer() {
                 "o",
                 cat(&[x.shl(x), x.shr(x), y.sra(y), y.sra(x), x.sra(y)]),
             );
+        })
+        .unwrap(),
+    ));
+    // Verilator 5.006's bit-op-tree optimisation computed bit 16 of a zero-extended parity
+    // (extended in the parent, sliced in a child, under a `case`) as the parity of bits 16..48
+    // of its operand instead of 0 (seed 0xF022, design 1009: bit 4 of `d1009_o0` in cycle 0).
+    // Co-simulation builds now pass `-fno-const-bit-op-tree` (`cosim::verilator::COSIM_FLAGS`).
+    fn zext_parity_leaf(_: &mut rendergen_hdl::Module, _: &(), io: Vec<Sig>) -> Sig {
+        let (a, m) = (io[0], io[1]);
+        lut(
+            m.zext(4) ^ a.slice(16, 4),
+            &[0, 1, 0x43, 0xff, 0x83, 0x80, 0x66],
+            8,
+        )
+    }
+    fn zext_parity_mid(m: &mut rendergen_hdl::Module, _: &(), io: Vec<Sig>) -> Sig {
+        let a = io[0].slice(0, 62);
+        m.child("leaf", &(), vec![a, io[1]], zext_parity_leaf)
+    }
+    cases.push((
+        "a bit above bit 0 of a zero-extended parity, through two child modules",
+        Design::build("zext_parity_slice", |m| {
+            let x = m.input("x", 49);
+            let s = m.input("m", 1);
+            let p = x.parity().zext(191);
+            let o = m.child("mid", &(), vec![p, s], zext_parity_mid);
+            m.output("o", o);
         })
         .unwrap(),
     ));
