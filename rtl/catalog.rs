@@ -610,6 +610,25 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "image_load",
+        doc: "tile engine image-load unit: a fragment shader's image loads (the two-pass lighting pass) from surfaces in memory, surface table, per-lane texel latch, narrow reads (issue 13)",
+        params: &[
+            p("bindings", 9, 1, 16, "entries of the surface table"),
+            p("slot_bits", 3, 1, 8, "warp-slot tag bits"),
+            p("lane_bits", 2, 1, 6, "lane tag bits"),
+        ],
+        build: |v| {
+            crate::tile::image_load::image_load_top(&crate::tile::image_load::ImageTopCfg {
+                image: crate::tile::image_load::ImageCfg {
+                    bindings: v[0] as u32,
+                },
+                slot_bits: v[1] as u32,
+                lane_bits: v[2] as u32,
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.

@@ -60,11 +60,6 @@ pub struct RasterArgs {
 
 /// Runs `rendergen raster`.
 pub fn run(a: RasterArgs) -> Result<(), Failure> {
-    if matches!(a.engine, EngineArg::Rtl) && matches!(a.mode, ModeArg::TwoPass) {
-        return Err(Failure::usage(
-            "--engine rtl: two-pass is not supported yet (the lighting pass reads images); modes: tile-shader, forward",
-        ));
-    }
     if !matches!(a.msaa, 1 | 4) {
         return Err(Failure::usage(format!(
             "--msaa {}: expected 1 or 4",

@@ -567,28 +567,44 @@ pub fn render(
     })
 }
 
-/// `--engine rtl`: the per-tile part of `frame`'s pass again on the `tile_engine` RTL
-/// ([`rtl`]); the RTL's surfaces must equal the model's byte for byte, and the frame's pixels
-/// become the RTL's output. One-pass modes only (`tile-shader`, `forward`): the two-pass
-/// lighting pass reads images, which the RTL engine does not yet support.
+/// `--engine rtl`: the per-tile part of every pass of `frame` again on the `tile_engine` RTL
+/// ([`rtl`]), in order; a pass reading images (the two-pass lighting pass) reads the surfaces
+/// the RTL wrote in the previous pass ([`rtl::RtlOptions::preload`]). The RTL's surfaces
+/// must equal the model's byte for byte, and the frame's pixels become the RTL's output. The
+/// report sums the passes: cycles, instructions, bytes per region; tiles in pass order.
 pub fn render_rtl(
     frame: &mut Frame,
     opts: &rtl::RtlOptions,
 ) -> Result<rtl::RtlReport, RasterError> {
-    if frame.descs.len() != 1 {
-        return Err(RasterError {
-            code: 2,
-            message: "--engine rtl: two-pass is not supported yet (the lighting pass reads images); use tile-shader or forward".into(),
-        });
+    let mut report = rtl::RtlReport::default();
+    let mut previous: Vec<(usize, Vec<u8>)> = Vec::new();
+    for (pass, (name, result)) in frame.descs.iter().zip(&frame.passes) {
+        let pass_opts = rtl::RtlOptions {
+            preload: previous.clone(),
+            ..opts.clone()
+        };
+        let r = rtl::run_pass_rtl(pass, &frame.memory, result, &pass_opts)
+            .map_err(|e| bad(format!("{e} (pass `{name}`)")))?;
+        if let Some(d) = rtl::compare(&r, &frame.memory) {
+            return Err(bad(format!(
+                "--engine rtl: the RTL's image differs from the model's in pass `{name}`: {d}"
+            )));
+        }
+        report.cycles += r.cycles;
+        report.issued += r.issued;
+        report.tiles.extend(r.tiles);
+        if report.regions.is_empty() {
+            report.regions = r.regions;
+        } else {
+            for (sum, (_, _, rd, wr)) in report.regions.iter_mut().zip(r.regions) {
+                sum.2 += rd;
+                sum.3 += wr;
+            }
+        }
+        previous = r.surfaces.clone();
+        report.surfaces.extend(r.surfaces);
     }
-    let pass = &frame.descs[0];
-    let result = &frame.passes[0].1;
-    let report = rtl::run_pass_rtl(pass, &frame.memory, result, opts).map_err(bad)?;
-    if let Some(d) = rtl::compare(&report, &frame.memory) {
-        return Err(bad(format!(
-            "--engine rtl: the RTL's image differs from the model's: {d}"
-        )));
-    }
+    let result = &frame.passes.last().expect("a pass").1;
     let surf = result.surfaces[frame.out_plane].expect("the output is written out");
     let n = pack::bytes_per_sample(Some(frame.format));
     let bytes = &report

@@ -1,7 +1,9 @@
 //! `--engine rtl`: the per-tile work of a render pass on the `tile_engine` RTL
 //! (`rendergen_rtl::tile::engine`), simulated cycle by cycle.
 //!
-//! Geometry and tiling stay in the frame model: the model runs the pass first, and its memory
+//! Geometry and tiling stay in the frame model: the model runs the pass first (the pass's
+//! own primitive buffer and command lists are its regions `"<pass>: primitive data"` and
+//! `"<pass>: command lists"`: a frame of several passes holds one of each per pass), and its memory
 //! (vertex data, primitive buffer, command lists, storage buffers — everything but the
 //! surfaces the write-out fills) is loaded into the byte-accurate memory agent
 //! (`rendergen_sim::agents::memory::MemoryAgent`) at the same layout (addresses moved down by
@@ -13,7 +15,9 @@
 //!   prologue length) and `ldu` indices to the program's uniforms (`frag::relocate`), and
 //!   every program's uniforms into the uniform memory (`uniform`);
 //! * sets the storage bindings' bases (the primitive buffer gets a free binding), the blend
-//!   state, the write-out's static configuration;
+//!   state, the write-out's static configuration, and the image-load unit's surface table
+//!   (`rtl/tile/image_load.rs`: the surfaces a two-pass lighting pass reads, whose bytes
+//!   are an earlier RTL pass's, [`RtlOptions::preload`]);
 //! * offers each tile's command list on `list` and runs until the last one is taken.
 //!
 //! The surfaces' bytes are then the RTL's; [`compare`] checks them against the model's.
@@ -22,6 +26,7 @@ use rendergen_rtl::shader::ShaderCfg;
 use rendergen_rtl::tile::cmd::CmdState;
 use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
 use rendergen_rtl::tile::frag::{fragment_prologue, relocate, FragCfg, SCRATCH_REGS};
+use rendergen_rtl::tile::image_load::{ImageError, ImageFormat};
 use rendergen_rtl::tile::{RtFormat, TileCfg};
 use rendergen_shader_isa::Inst;
 use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
@@ -57,6 +62,9 @@ pub struct RtlOptions {
     pub tiles: Option<usize>,
     /// Record the run from its first cycle (for a co-simulation by the caller's `finish`).
     pub record: bool,
+    /// Contents for model regions instead of the model's bytes (model region index, bytes):
+    /// the surfaces an earlier pass wrote on the RTL, which this pass reads as images.
+    pub preload: Vec<(usize, Vec<u8>)>,
 }
 
 impl Default for RtlOptions {
@@ -71,6 +79,7 @@ impl Default for RtlOptions {
             vcd: None,
             tiles: None,
             record: false,
+            preload: Vec::new(),
         }
     }
 }
@@ -167,12 +176,16 @@ pub fn run_pass_rtl_with(
             "--engine rtl: {what} is not supported by the RTL engine yet"
         ))
     };
-    if !pass.images.is_empty() {
-        return unsupported("a fragment shader reading images (the two-pass lighting pass)");
-    }
     for m in &pass.meshes {
-        if m.sample_shading {
-            return unsupported("sample-rate shading (gl_SampleID)");
+        // At 1× a sample-rate shader runs once per pixel with gl_SampleID = 0 (`r5`, which
+        // the launch leaves 0): the same work as pixel-rate shading.
+        if m.sample_shading && pass.samples > 1 {
+            return unsupported("sample-rate shading (gl_SampleID) with 4x MSAA");
+        }
+        if m.texture.is_some() {
+            return unsupported(
+                "a textured mesh (`texture()`: the core's texture port is tied off)",
+            );
         }
         if m.late_depth {
             return unsupported("a fragment shader writing depth");
@@ -195,7 +208,7 @@ pub fn run_pass_rtl_with(
     let prim_region = model
         .regions()
         .iter()
-        .position(|r| r.class == "primitive data")
+        .position(|r| r.name == format!("{}: primitive data", pass.name))
         .ok_or("--engine rtl: the pass has no primitive buffer")?;
     // Each program as (prologue, body, first uniform word); the body's control targets and
     // `ldu` indices are moved once the slot size is known (targets are absolute words of the
@@ -307,7 +320,9 @@ pub fn run_pass_rtl_with(
         .collect();
     for (i, r) in model.regions().iter().enumerate() {
         mem.region(&r.name, shift(r.base), r.size());
-        if !surface_regions.contains(&i) {
+        if let Some((_, bytes)) = opts.preload.iter().find(|p| p.0 == i) {
+            mem.load(shift(r.base), bytes);
+        } else if !surface_regions.contains(&i) {
             mem.load(shift(r.base), r.bytes());
         }
     }
@@ -339,6 +354,34 @@ pub fn run_pass_rtl_with(
     }
     let _ = planes;
     sim.poke(sim.input("config_enable").map_err(e)?, enable);
+    // The image-load unit's surface table: the surfaces the lighting pass reads.
+    let mut image_enable = 0u64;
+    for (b, surf) in &pass.images {
+        let base = shift(model.base(surf.region));
+        if *b >= 9 || !base.is_multiple_of(8) {
+            return Err(format!(
+                "--engine rtl: image binding {b} (at {base:#x}): the image-load unit serves bindings 0..=8 at multiples of 8 bytes"
+            ));
+        }
+        let format = match surf.format {
+            Some(Format::Rgba8) => ImageFormat::Rgba8,
+            Some(Format::Rgba16f) => ImageFormat::Rgba16f,
+            Some(Format::R32f) => ImageFormat::R32f,
+            Some(Format::Rg16f) => ImageFormat::Rg16f,
+            None => ImageFormat::D24,
+        };
+        image_enable |= 1 << b;
+        for (field, v) in [
+            ("base", base),
+            ("format", format as u64),
+            ("width", surf.width as u64),
+            ("height", surf.height as u64),
+            ("samples", surf.samples as u64),
+        ] {
+            sim.poke(sim.input(&format!("images_{field}_{b}")).map_err(e)?, v);
+        }
+    }
+    sim.poke(sim.input("images_enable").map_err(e)?, image_enable);
     for &(b, region) in &pass.buffers {
         sim.poke(
             sim.input(&format!("bases_{b}")).map_err(e)?,
@@ -406,7 +449,7 @@ pub fn run_pass_rtl_with(
     let cmd = model
         .regions()
         .iter()
-        .find(|r| r.class == "command lists")
+        .find(|r| r.name == format!("{}: command lists", pass.name))
         .ok_or("--engine rtl: the pass has no command lists")?;
     let ntiles = (pass.width.div_ceil(16) * pass.height.div_ceil(16)) as usize;
     let ntiles = opts.tiles.map_or(ntiles, |n| n.min(ntiles));
@@ -428,6 +471,7 @@ pub fn run_pass_rtl_with(
     let ts_fault = sim.output("ts_fault").map_err(e)?;
     let ts_error = sim.output("ts_error").map_err(e)?;
     let bad_op = sim.output("bad_op").map_err(e)?;
+    let image_error = sim.output("image_error").map_err(e)?;
     let mut report = RtlReport::default();
     let start = sim.cycle();
     let mut last_end = start;
@@ -475,6 +519,10 @@ pub fn run_pass_rtl_with(
                 "--engine rtl: the tile shader (warp slot {}, lane {}) accessed binding {} at pixel ({}, {}) sample {}: outside its tile, or a plane or sample the tile buffer lacks",
                 at[0], at[1], at[2], at[3], at[4], at[5]
             ));
+        }
+        let image_code = sim.peek(image_error);
+        if image_code != 0 {
+            return Err(image_error_message(&mut sim, pass, image_code));
         }
         if sim.peek(bad_op) != 0 {
             return Err("--engine rtl: the command processor met an unknown opcode".into());
@@ -524,6 +572,36 @@ pub fn run_pass_rtl_with(
             .push((i, mem.bytes(shift(r.base), r.size() as usize).to_vec()));
     }
     Ok(report)
+}
+
+/// The driver's report of the image-load unit's sticky error (the model's wording,
+/// `sim/models/tile/frame/env.rs`).
+fn image_error_message(sim: &mut Simulator, pass: &Pass, code: u64) -> String {
+    let at: Vec<u64> = (0..4)
+        .map(|k| {
+            sim.output(&format!("image_error_at_{k}"))
+                .map_or(0, |p| sim.peek(p))
+        })
+        .collect();
+    let (b, x, y, s) = (at[0], at[1], at[2], at[3]);
+    let what = match ImageError::from_code(code) {
+        Some(ImageError::OutOfBounds) => {
+            let size = (pass.images.iter().find(|i| i.0 as u64 == b))
+                .map_or("?".to_owned(), |(_, sf)| {
+                    format!("{}×{}×{}", sf.width, sf.height, sf.samples)
+                });
+            format!(
+                "a fragment shader read image binding {b} at ({x}, {y}) sample {s}, outside the {size} surface"
+            )
+        }
+        Some(ImageError::Unbound) => {
+            format!("a fragment shader read image binding {b}, which the pass does not bind")
+        }
+        _ => format!(
+            "a fragment shader used a special function other than an image load (binding {b}); only image loads of surfaces are allowed outside the tile shader"
+        ),
+    };
+    format!("--engine rtl: {what} (the image-load unit's error)")
 }
 
 /// What a stuck engine is doing: every stream of the hierarchy with `valid` high and `ready`

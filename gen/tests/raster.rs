@@ -1195,8 +1195,8 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
         (
             good.clone(),
             vec!["--engine", "rtl", "--mode", "two-pass"],
-            2,
-            "two-pass is not supported yet",
+            1,
+            "a textured mesh",
         ),
         (good.clone(), vec!["--msaa", "2"], 2, "--msaa 2"),
         (

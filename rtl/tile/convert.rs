@@ -91,7 +91,7 @@ pub fn f16_to_f32(m: &mut Module, h: Sig) -> Sig {
     let lz = crate::fp::fma::leading_zeros(m, man).resize(4); // 0 ..= 9 when man ≠ 0
                                                               // A subnormal: top bit at 9 − lz; exponent 103 + (9 − lz) = 112 − lz; the fraction is
                                                               // man shifted so the top bit leaves.
-    let sub_man = man.zext(23).shl((lz + 14).resize(5)).resize(23);
+    let sub_man = man.zext(23).shl(lz.zext(5) + 14).resize(23);
     let sub = cat(&[sign, m.lit(112, 8) - lz.zext(8), sub_man]);
     let normal = cat(&[sign, exp.zext(8) + 112, man, m.lit(0, 13)]);
     let inf = cat(&[sign, m.lit(0xFF, 8), m.lit(0, 23)]);

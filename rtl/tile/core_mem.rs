@@ -85,7 +85,8 @@ pub fn core_mem(m: &mut Module, _cfg: &(), i: CoreMemIn) -> CoreMemOut {
         addr: cat(&[load_addr.bits(31, 3), m.lit(0, 3)]),
         beats: m.lit(0, 4),
         data: m.lit(0, 64),
-        strobe: m.lit(0, 8),
+        // A narrow read of the word (the traffic counters count its 4 bytes).
+        strobe: load_addr.bit(2).mux(m.lit(0xF0, 8), m.lit(0x0F, 8)),
         last: m.lit(0, 1),
     };
     let mem_ready = m.wire("mem_ready", 1);

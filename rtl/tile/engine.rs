@@ -3,9 +3,10 @@
 //!
 //! ```text
 //!  list ─► tile_backend ─ quad ─► frag_launch ─┐              ┌─ export, done ─► frag_exports ─ pixel, quad_retired ─► tile_backend
-//!            │  ts_launch ─► ts_launcher ──────┴─ launch_mux ─► core (shader_core) ─ spec ─► spec_bridge ─ ts_req/ts_resp ⇄ tile_backend
-//!            │                                                   │ ldg/stg ─► core_mem ─┐    └─ ts_done (flags, when the RESOLVE's warps are done)
-//!  mem_req ◄─ mem_merge ◄─ tile_backend's requests ──────────────┴──────────────────────┘    ldu ─► uniforms
+//!            │  ts_launch ─► ts_launcher ──────┴─ launch_mux ─► core (shader_core) ─ spec ─┬► spec_bridge ─ ts_req/ts_resp ⇄ tile_backend   (tile-shader warps)
+//!            │                                                   │                          └► image_load ─┐                                  (fragment warps)
+//!            │                                                   │ ldg/stg ─► core_mem ─► core_merge ◄──┘    └─ ts_done (flags, when the RESOLVE's warps are done)
+//!  mem_req ◄─ mem_merge ◄─ tile_backend's requests ──────────────┴────────────────┘               ldu ─► uniforms
 //! ```
 //!
 //! # Ports
@@ -16,16 +17,37 @@
 //!   fragment program, prologue first, at word `s · 2^entry_log2`, tile program `p` at
 //!   `(program_base + p) · 2^entry_log2`), `uniform` (writes of the uniform memory),
 //!   `program_base`, `bases_<b>` (storage binding `b`'s byte address), `blend_<rt>_*` (the
-//!   blend state of each colour target for the frame).
+//!   blend state of each colour target for the frame), `images_*` (the image-load unit's
+//!   surface table, [`super::image_load::ImageTable`] with 9 bindings: `images_enable`,
+//!   `images_base_<b>`, `images_format_<b>`, `images_width_<b>`, `images_height_<b>`,
+//!   `images_samples_<b>`).
 //! * Outputs: `outstanding`, `bad_op`, `counters_*`, `bytes_<p>` (the back end's),
 //!   `frag_fault` (the first error code of a fragment warp), `ts_error` and `ts_error_at_*`
-//!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `issue` (a warp
+//!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `image_error`
+//!   and `image_error_at_*` (a fragment shader's first bad image load:
+//!   [`super::image_load::ImageError`] code; binding, x, y, sample), `issue` (a warp
 //!   instruction issued this clock), `frag_warps` and `ts_warps` (warps launched).
 //!
+//! # The special port
+//! The core's `spec` requests of tile-shader warps (while a RESOLVE runs: from its launch to
+//! its `ts_done`) go to `spec_bridge` (the tile buffer), the others — fragment warps' image
+//! loads, the two-pass lighting pass reading the G-buffer an earlier pass wrote out — to
+//! `image_load` (`image_load.rs`: latency 1 + the memory's for a texel fetch, 2 for the
+//! other channels, initiation interval 1, up to 8 loads in flight). The drain barrier keeps
+//! fragment warps out of a RESOLVE, so only one side ever has answers outstanding. The image
+//! loads share the core's side of the memory port with `core_mem` (`core_merge`, the same
+//! in-order merge as `mem_merge`).
+//!
+//! # Cost
+//! `image_load` alone (default table of 9 bindings, 3-bit slot, 2-bit lane; Yosys generic
+//! library): 10,839 cells, 2,276 flip-flops (2,048 the per-lane texel latch), 64 gate levels
+//! (`rendergen synth image_load`; the ignored test `tile::image_load::measure_image_load_area`
+//! runs the same flow). The second `mem_merge` (`core_merge`) adds its order FIFO.
+//!
 //! # Not here (open work, documented in the README)
-//! Several cores; sample-rate shading; late depth (`gl_FragDepth`); textures (`tex`); image
-//! loads in fragment shaders (the two-pass lighting pass); a write-out mode "every sample"
-//! from the tile shader; per-draw blend state (one blend state per target per frame).
+//! Several cores; sample-rate shading; late depth (`gl_FragDepth`); textures (`tex`); a
+//! write-out mode "every sample" (so two-pass only at 1×); per-draw blend state (one blend
+//! state per target per frame).
 use super::backend::{tile_backend, BackendIn};
 use super::cmd::TileList;
 use super::core_mem::{
@@ -34,13 +56,14 @@ use super::core_mem::{
 use super::exports::{frag_exports, ExportsIn};
 use super::frag::FragCfg;
 use super::frag::{frag_launch, FragIn};
+use super::image_load::{image_load, ImageCfg, ImageLoadIn, ImageTable};
 use super::mem_port::MemResp;
 use super::tile_shader::{spec_bridge, ts_launcher, SpecIn, TsLauncherIn};
 use super::writeout::{WoConfig, WoFlags};
 use super::{BlendBits, PixelReq, TsReq};
 use crate::shader::{
-    shader_core, shader_core_top, DoneRec, ExportRec, LaunchRec, LoadReq, ProgWrite, SpecReq,
-    StoreReq, UniformReq, WarpData,
+    shader_core, shader_core_top, DoneRec, ExportRec, LaneData, LaunchRec, LoadReq, ProgWrite,
+    SpecReq, StoreReq, UniformReq, WarpData,
 };
 use rendergen_hdl::{pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
 
@@ -222,18 +245,49 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         helper: 1,
     };
     let spec_req = core.output_stream::<SpecReq>(m, "spec_req", &spec_shape);
+    // Tile-shader warps' requests go to the tile buffer's bridge, fragment warps' to the
+    // image-load unit (the drain barrier keeps fragment warps out of a RESOLVE, so no answer
+    // of one side is outstanding when the other starts).
+    let (sv, s, sr) = spec_req.split();
+    let (ts_spec, ts_spec_ready) = Stream::offer(m, "ts_spec_req", sv & to_ts, s.clone());
+    let (img_spec, img_spec_ready) = Stream::offer(m, "image_spec_req", sv & !to_ts, s);
+    sr.drive(to_ts.mux(ts_spec_ready, img_spec_ready));
     let bridge = m.child(
         "spec_bridge",
         fc,
         SpecIn {
-            spec_req,
+            spec_req: ts_spec,
             ts_resp: backend.ts_resp,
             tile_begin: backend.tile_begin,
         },
         spec_bridge,
     );
     ts_req_plug.connect(bridge.ts_req);
-    core.connect_stream("spec_resp", bridge.spec_resp);
+    let (img_mem_resp, img_mem_resp_plug) =
+        m.io_loop::<Stream<MemResp>>("image_mem_resp", &MemResp::SHAPE);
+    let images = m.input_bundle("images", &ImageTable::shape(&ImageCfg::default()));
+    let img = m.child(
+        "image_load",
+        &ImageCfg::default(),
+        ImageLoadIn {
+            spec_req: img_spec,
+            mem_resp: img_mem_resp,
+            table: images,
+        },
+        image_load,
+    );
+    // One answer stream for the core: the bridge's first (only one side has answers).
+    let (bv, b_ans, br) = bridge.spec_resp.split();
+    let (iv, i_ans, ir) = img.spec_resp.split();
+    let answer: LaneData = unpack(&b_ans.shape(), bv.mux(pack(&b_ans), pack(&i_ans)));
+    let (spec_resp, spec_ready) = Stream::offer(m, "spec_resp", bv | iv, answer);
+    br.drive(spec_ready);
+    ir.drive(!bv & spec_ready);
+    core.connect_stream("spec_resp", spec_resp);
+    m.output("image_error", img.error);
+    for (k, s) in img.error_at.into_iter().enumerate() {
+        m.output(&format!("image_error_at_{k}"), s);
+    }
     let finished = ts_active.q() & all_launched.q() & ts_dones.q().eq(ts.warps);
     let (done_out, done_ready) = Stream::offer(m, "ts_done", finished, bridge.flags);
     ts_done_fire.drive(finished & done_ready);
@@ -280,19 +334,34 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         core_mem,
     );
     core.connect_stream("ldg_resp", cm.ldg_resp);
+    // The core's loads and stores and the image loads share one side of the port.
+    let (core_side_resp, core_side_plug) =
+        m.io_loop::<Stream<MemResp>>("core_side_resp", &MemResp::SHAPE);
+    let core_side = m.child(
+        "core_merge",
+        &(),
+        MergeIn {
+            backend: cm.mem_req,
+            core: img.mem_req,
+            mem_resp: core_side_resp,
+        },
+        mem_merge,
+    );
+    cm_resp_plug.connect(core_side.backend_resp);
+    img_mem_resp_plug.connect(core_side.core_resp);
     let mem_resp = m.input_stream("mem_resp", &MemResp::SHAPE);
     let merged = m.child(
         "mem_merge",
         &(),
         MergeIn {
             backend: backend.mem_req,
-            core: cm.mem_req,
+            core: core_side.mem_req,
             mem_resp,
         },
         mem_merge,
     );
     be_resp_plug.connect(merged.backend_resp);
-    cm_resp_plug.connect(merged.core_resp);
+    core_side_plug.connect(merged.core_resp);
     m.output_stream("mem_req", merged.mem_req);
 
     // Uniforms.

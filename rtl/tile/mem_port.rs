@@ -6,8 +6,11 @@
 //! * `mem_req` ([`MemReq`], engine → memory): requests and write data.
 //!   * A **read** is one transfer with `write = 0`, a byte address `addr` aligned to
 //!     [`MEM_BEAT_BYTES`] and `beats` = burst length − 1 (1 ..= [`MEM_MAX_BEATS`] beats of
-//!     [`MEM_BEAT_BYTES`] bytes at consecutive addresses); `data`, `strobe` and `last` are
-//!     ignored.
+//!     [`MEM_BEAT_BYTES`] bytes at consecutive addresses); `data` and `last` are ignored.
+//!     A single-beat read may mark the bytes it needs in `strobe` (a **narrow read**, as
+//!     AXI4's `ARSIZE` below the bus width): the whole beat is answered, and the memory's
+//!     traffic counters count only the marked bytes; `strobe = 0` (and every burst) counts
+//!     every byte.
 //!   * A **write burst** is `beats + 1` consecutive transfers with `write = 1`, each carrying
 //!     one beat of `data` (little-endian: byte `k` of the beat is `data[8k+7:8k]` at address
 //!     `addr + 8·beat + k`) and its byte `strobe`s; `addr` and `beats` are the burst's, the

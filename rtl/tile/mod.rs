@@ -46,6 +46,7 @@ pub mod engine;
 pub mod exports;
 pub mod frag;
 pub mod geometry;
+pub mod image_load;
 pub mod mem_port;
 pub mod raster;
 pub mod resolve;

@@ -8,7 +8,9 @@
 //! * **Poison:** every byte starts as [`MemCfg::poison`]; [`MemoryAgent::was_written`] tells a
 //!   byte the design (or [`MemoryAgent::load`]) stored from one still poisoned.
 //! * **Regions:** named address ranges ([`MemoryAgent::region`]) count the bytes read and
-//!   written through the port (a write counts the bytes whose strobe is set); loads through
+//!   written through the port (a write counts the bytes whose strobe is set, and so does a
+//!   single-beat read with a nonzero strobe, a narrow read; other reads count every byte of
+//!   their beats); loads through
 //!   [`MemoryAgent::load`] are not traffic. [`MemoryAgent::assert_not_written`] is the
 //!   assertion "no byte written in region R".
 //! * **Protocol checks** (reported by [`MemoryAgent::check`]): beat alignment, bursts inside
@@ -363,7 +365,16 @@ impl MemoryAgent {
                 ));
             }
             if self.burst_ok(addr, beats) {
-                self.count(addr, beats * BEAT_BYTES, false);
+                // A single-beat read with a nonzero strobe is a narrow read: only the bytes it
+                // marks count (`rtl/tile/mem_port.rs`).
+                let strobe = sim.peek(self.ports.req_strobe);
+                if beats == 1 && strobe != 0 {
+                    for k in (0..BEAT_BYTES).filter(|k| strobe >> k & 1 != 0) {
+                        self.count(addr + k, 1, false);
+                    }
+                } else {
+                    self.count(addr, beats * BEAT_BYTES, false);
+                }
                 let mut data = [0u64; 16];
                 for (k, d) in data.iter_mut().enumerate().take(beats as usize) {
                     let a = addr as usize + 8 * k;

@@ -1,5 +1,5 @@
 //! The memory agent (`rendergen_sim::agents::memory`) behind a pass-through design: random
-//! reads and write bursts with random strobes against a byte array written here, random
+//! reads (narrow single beats with a strobe among them) and write bursts with random strobes against a byte array written here, random
 //! latency, back-pressure and answer gaps; the final image (poison included) and every
 //! region's counters against the reference.
 use super::flatten;
@@ -68,12 +68,16 @@ fn drive(sim: &mut Simulator, seed: u64, ops: usize) -> Result<(), TbError> {
             rng.below(4) as usize * 4096
         };
         let addr = page + 8 * rng.below((512 - beats as u64) + 1) as usize;
+        let mut read_strobe = 0;
         for b in 0..beats {
             let data = rng.next_u64();
             let strobe = match rng.below(3) {
                 0 => 0xFF,
                 _ => rng.below(256),
             };
+            if b == 0 {
+                read_strobe = strobe;
+            }
             if write {
                 for k in 0..8 {
                     if strobe >> k & 1 != 0 {
@@ -105,8 +109,12 @@ fn drive(sim: &mut Simulator, seed: u64, ops: usize) -> Result<(), TbError> {
                 let mut w = [0u8; 8];
                 w.copy_from_slice(&reference[a..a + 8]);
                 board.expect(vec![u64::from_le_bytes(w), (b + 1 == beats) as u64, 0]);
-                if let Some(r) = region_of(a) {
-                    counts[r][0] += 8;
+                // A single-beat read with a strobe is narrow: only its marked bytes count.
+                for k in 0..8 {
+                    let counted = beats > 1 || read_strobe == 0 || read_strobe >> k & 1 != 0;
+                    if let Some(r) = region_of(a + k).filter(|_| counted) {
+                        counts[r][0] += 1;
+                    }
                 }
             }
         }

@@ -11,6 +11,7 @@ mod engine;
 mod frag;
 mod geometry;
 mod geometry_clip;
+mod image_load;
 mod memory;
 mod raster;
 mod writeout;
