@@ -31,7 +31,7 @@
 //! | T13, T14 | whole images, every border mode, totals per mode, bit-exact | `conv::tests::presets_and_borders_match_the_integer_reference_in_both_modes`, `…::whole_image_figures_per_quad` | `conv::tests::rtl_matches_the_reference_and_the_models_counts` |
 //! | T15 | separable 5×5 in two passes | `conv::tests::t15_separable_5x5_in_two_passes` | — |
 //! | T19 | one footprint per clock sustained | — | `texture::latency_and_throughput` |
-//! | T20 | Verilog, Verilator and Yosys | — | `texture::texture_unit_lint_clean`, `texture::system::system_lint_clean`, `…::system_cosim_iverilog_and_verilator` |
+//! | T20 | VCD, Verilog, Verilator and Yosys | — | `texture::t20_waveforms_of_t1_and_t2` (VCD of T1 and T2, handshakes counted), `texture::texture_unit_lint_clean`, `texture::system::system_lint_clean`, `…::system_cosim_iverilog_and_verilator` |
 //! | T10 | sideband | carried in every answer and checked with its tags | the same tests |
 //! | T16 | bilinear reversal: a 4-sample linear-filtered GLSL shader converted to 7 raw taps; matches the f64 7-tap golden, the original within the filter's fraction quantisation | `rendergen-shader-compiler --test collective t16_bilinear_reversal`; odd counts, both variants, helper: `…::odd_counts_two_variants_and_the_helper` | — |
 //! | T17 | the compiler's kernel-shader checks (§A.12), each both ways | `rendergen-shader-compiler --test collective t17_every_check_both_ways` | — |

@@ -1013,3 +1013,96 @@ fn texture_unit_rejects_bad_parameters() {
         assert!(e.to_string().contains(name), "{e}");
     }
 }
+
+/// Cycles of a VCD in which the top-level 1-bit signals `valid` and `ready` are both 1,
+/// sampled once per clock (at each rising `clk_i`).
+fn vcd_handshakes(text: &str, valid: &str, ready: &str) -> usize {
+    let (mut depth, mut ids) = (0usize, HashMap::new());
+    let mut lines = text.lines();
+    for line in lines.by_ref() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        match f.first().copied() {
+            Some("$scope") => depth += 1,
+            Some("$upscope") => depth -= 1,
+            Some("$var") if depth == 1 && f.len() >= 5 => {
+                ids.insert(f[4].to_string(), f[3].to_string());
+            }
+            Some("$enddefinitions") => break,
+            _ => {}
+        }
+    }
+    let id = |n: &str| {
+        ids.get(n)
+            .unwrap_or_else(|| panic!("no `{n}` in the VCD"))
+            .clone()
+    };
+    let (clk, v, r) = (id("clk_i"), id(valid), id(ready));
+    let mut value: HashMap<String, char> = HashMap::new();
+    let (mut rising, mut count) = (false, 0);
+    let mut close = |value: &HashMap<String, char>, rising: bool| {
+        if rising && value.get(&v) == Some(&'1') && value.get(&r) == Some(&'1') {
+            count += 1;
+        }
+    };
+    for line in lines {
+        if line.starts_with('#') {
+            close(&value, rising);
+            rising = false;
+        } else if let Some(c @ ('0' | '1' | 'x' | 'z')) = line.chars().next() {
+            let name = line[1..].to_string();
+            rising |= name == clk && c == '1';
+            value.insert(name, c);
+        }
+    }
+    close(&value, rising);
+    count
+}
+
+/// T20: waveforms of T1 (3×3 collective: 4 raw footprints) and T2 (its baseline: 36 filtered
+/// fetches) for GTKWave. The VCD holds the unit's hierarchy and, at the top, as many answer
+/// handshakes (`answer_valid_o` ∧ `answer_ready_i` at a rising clock) as requests answered;
+/// the Verilog export, Verilator lint and Yosys of the same unit are
+/// `texture_unit_lint_clean`, `cosim_*` and `yosys_area`.
+#[test]
+fn t20_waveforms_of_t1_and_t2() {
+    let design = design();
+    let d = tex(5, 5, false, false, [Wrap::Clamp; 2]);
+    let kernel = Kernel { w: 3, h: 3 };
+    let dir = std::env::temp_dir().join(format!("rendergen-t20-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "t1",
+            collective_requests(&d, kernel, (10, 12), 0, Method::GatherOffsets),
+            4,
+        ),
+        ("t2", baseline_requests(&d, kernel, (10, 12), 0), 36),
+    ];
+    for (name, reqs, footprints) in cases {
+        let mem = memory();
+        let want: Vec<_> = reqs.iter().map(|r| sample(&d, &mem, r).0).collect();
+        let mut sim = Simulator::new(&design).unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.join(format!("{name}.vcd"));
+        let file = std::fs::File::create(&path).unwrap();
+        sim.trace_vcd(std::io::BufWriter::new(file)).unwrap();
+        let (answers, _) = drive(&mut sim, &d, &mem, &reqs, &want, ROUGH, 0x7020, None)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        sim.finish_vcd().unwrap();
+        let fp: u64 = reqs.iter().map(|r| r.mask.count_ones() as u64).sum();
+        assert_eq!(fp, footprints, "{name}: footprints requested");
+        assert_eq!(answers.len(), reqs.len(), "{name}: answers");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("$scope module texture_unit $end"), "{name}");
+        assert_eq!(
+            vcd_handshakes(&text, "answer_valid_o", "answer_ready_i"),
+            reqs.len(),
+            "{name}: answer handshakes in the waveform"
+        );
+        assert_eq!(
+            vcd_handshakes(&text, "req_valid_i", "req_ready_o"),
+            reqs.len(),
+            "{name}: request handshakes in the waveform"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
