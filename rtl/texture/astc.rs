@@ -337,14 +337,14 @@ pub fn tex_astc(m: &mut Module, cfg: &TexAstcCfg, i: AstcIn) -> AstcOut {
 ///
 /// * **Timing:** as the RGBA8 unit (one footprint per clock while the texel cache hits, 15
 ///   clocks latency); a texel-cache line fill takes [`tex_astc`]'s 14 clocks plus block fetches.
-/// * **Cost:** without ASTC (`rendergen synth texture_unit --per-module`, defaults, measured
-///   2026-11-24, blocking texel cache): 68,827 cells, 7,754 flip-flops, 125 gate levels
-///   (73,961 / 10,255 with the non-blocking cache, not re-measured with ASTC). With ASTC
-///   (`rendergen synth texture_unit_astc --per-module`, defaults: 6×6, 8 block lines; or the
-///   ignored test `texture_astc::astc_unit_area`): 143,520 cells, 11,380 flip-flops, 170 gate
-///   levels — `tex_astc` 19,990 cells (block cache, address inverter), the one ASTC_DP ~52,700
-///   (stages a–g and output) with 2,009 flip-flops. Four decoders behind the cache would cost
-///   about four times the ASTC_DP instead.
+/// * **Cost** (`rendergen synth texture_unit[_astc] --per-module`, defaults, Yosys generic,
+///   measured 2026-11-24 with the non-blocking texel cache): without ASTC 73,961 cells, 10,255
+///   flip-flops, 125 gate levels; with ASTC (6×6, 8 block lines; or the ignored test
+///   `texture_astc::astc_unit_area`) **148,610 cells, 13,881 flip-flops, 175 gate levels** —
+///   `tex_astc` 74,805 with its children: 19,964 of its own (1,617 flip-flops: block cache,
+///   address inverter) and the one ASTC_DP 54,841 (2,009 flip-flops); `tex_cache` 18,671.
+///   (With the blocking cache: 68,827 without, 143,520 with ASTC.) Four decoders behind the
+///   cache would cost about four times the ASTC_DP instead.
 /// * **Errors:** every [`TexCfg`] range as [`super::texture_unit_top`], a footprint that is
 ///   not one of the 14 (`footprint`), `block_lines` not a power of two in 2 ..= 64.
 ///
