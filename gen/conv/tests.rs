@@ -282,6 +282,37 @@ fn bad_kernel_files_name_the_field() {
     }
 }
 
+/// Runs `k` in `mode` on the cycle-accurate `tex_system` of the tests (2 quads per warp, 4
+/// warps, 16 cache lines, memory latency 3..12 with `stall` back-pressure, `seed`); asserts the
+/// image is `want` and the counts are the model's; returns the RTL run's figures.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn rtl_matches_the_model(
+    img: &Image,
+    k: &Kernel,
+    name: &str,
+    mode: Mode,
+    border: Border,
+    stall: f64,
+    seed: u64,
+    want: &[u32],
+) -> ConvStats {
+    let o = rtl::RtlOptions {
+        quads: 2,
+        warps: 4,
+        batch: 8,
+        cache_lines: 16,
+        mem_latency: (3, 12),
+        mem_stall: stall,
+        seed,
+        progress: false,
+    };
+    let got = rtl::run_rtl(img, k, mode, border, &o).unwrap();
+    assert_eq!(got.image.texels, want, "{name} {mode:?}");
+    let m = run_model(img, k, mode, border).unwrap().stats;
+    assert_eq!(got.stats.counts(), m.counts(), "{name} {mode:?}");
+    got.stats
+}
+
 /// The cycle-accurate `tex_system` (core + bridge + texture unit + memory agent with random
 /// latency and back-pressure) gives the reference image and the model's exact counts.
 #[test]
@@ -294,21 +325,7 @@ fn rtl_matches_the_reference_and_the_models_counts() {
         let k = Kernel::preset(name).unwrap();
         let want = reference(&img, &k, border);
         for mode in [Mode::Baseline, Mode::Collective] {
-            let o = rtl::RtlOptions {
-                quads: 2,
-                warps: 4,
-                batch: 8,
-                cache_lines: 16,
-                mem_latency: (3, 12),
-                mem_stall: stall,
-                seed: 7,
-                progress: false,
-            };
-            let got = rtl::run_rtl(&img, &k, mode, border, &o).unwrap();
-            assert_eq!(got.image.texels, want, "{name} {mode:?}");
-            let m = run_model(&img, &k, mode, border).unwrap().stats;
-            let g = &got.stats;
-            assert_eq!(g.counts(), m.counts(), "{name} {mode:?}");
+            let g = rtl_matches_the_model(&img, &k, name, mode, border, stall, 7, &want);
             assert!(g.cycles.unwrap() > 0);
         }
     }

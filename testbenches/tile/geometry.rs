@@ -184,16 +184,7 @@ fn drive(
         + 2000;
     let dog = Watchdog::new(budget, seed);
     dog.run_until(sim, "every tile's list", |sim| {
-        src.drive(sim);
-        sink.drive(sim);
-        mem.drive(sim);
-        src.sample(sim);
-        sink.sample(sim);
-        sink.protocol_result()?;
-        mem.sample(sim);
-        for item in sink.take_items() {
-            board.observe(item.iter().map(|b| b.to_u64()).collect())?;
-        }
+        super::mem_unit_cycle(sim, &mut src, &mut sink, &mut mem, &mut board)?;
         if sim.peek(overflow) != 0 {
             return Err(TbError::new("overflow set: a DRAW did not fit its bin"));
         }

@@ -283,16 +283,7 @@ fn drive(
     sim.reset(1);
     let dog = Watchdog::new(100 * loads as u64 + 1000, seed);
     dog.run_until(sim, "every answer", |sim| {
-        src.drive(sim);
-        sink.drive(sim);
-        mem.drive(sim);
-        src.sample(sim);
-        sink.sample(sim);
-        mem.sample(sim);
-        sink.protocol_result()?;
-        for item in sink.take_items() {
-            board.observe(item.iter().map(|b| b.to_u64()).collect())?;
-        }
+        super::mem_unit_cycle(sim, &mut src, &mut sink, &mut mem, &mut board)?;
         Ok(src.is_idle() && board.outstanding() == 0)
     })?;
     board.check_complete()?;

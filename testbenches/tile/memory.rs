@@ -122,16 +122,7 @@ fn drive(sim: &mut Simulator, seed: u64, ops: usize) -> Result<(), TbError> {
     sim.reset(1);
     let dog = Watchdog::new(200 * ops as u64 + 100, seed);
     dog.run_until(sim, "every answer", |sim| {
-        src.drive(sim);
-        sink.drive(sim);
-        mem.drive(sim);
-        src.sample(sim);
-        sink.sample(sim);
-        mem.sample(sim);
-        sink.protocol_result()?;
-        for item in sink.take_items() {
-            board.observe(item.iter().map(|b| b.to_u64()).collect())?;
-        }
+        super::mem_unit_cycle(sim, &mut src, &mut sink, &mut mem, &mut board)?;
         Ok(src.is_idle() && board.outstanding() == 0)
     })?;
     board.check_complete()?;

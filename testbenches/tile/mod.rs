@@ -18,10 +18,34 @@ mod writeout;
 
 use rendergen_hdl::{Bundle, Leaves, PortPath};
 use rendergen_rtl::tile::{QuadFrag, TileCfg, TriSetup};
-use rendergen_sim::kit::Rng;
+use rendergen_sim::agents::memory::MemoryAgent;
+use rendergen_sim::kit::{InOrder, Rng, StreamSink, StreamSource, TbError};
 use rendergen_sim::models::tile::raster::{edge_f32, Quad};
 use rendergen_sim::models::tile::setup::{self as model, Vertex};
 use rendergen_sim::models::tile::{DEPTH_MAX, PIXEL};
+use rendergen_sim::Simulator;
+
+/// One cycle of a unit between a request source, an answer sink and the memory agent: drive
+/// all three, sample all three, check the sink's protocol, then take every answer into `board`.
+pub fn mem_unit_cycle(
+    sim: &mut Simulator,
+    src: &mut StreamSource,
+    sink: &mut StreamSink,
+    mem: &mut MemoryAgent,
+    board: &mut InOrder<Vec<u64>>,
+) -> Result<(), TbError> {
+    src.drive(sim);
+    sink.drive(sim);
+    mem.drive(sim);
+    src.sample(sim);
+    sink.sample(sim);
+    mem.sample(sim);
+    sink.protocol_result()?;
+    for item in sink.take_items() {
+        board.observe(item.iter().map(|b| b.to_u64()).collect())?;
+    }
+    Ok(())
+}
 
 /// The small configuration of the co-simulations: 1 sample, one RGBA8 and one R32F target.
 pub fn small_cfg() -> TileCfg {
