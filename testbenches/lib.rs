@@ -10,6 +10,26 @@ use rendergen_hdl::Design;
 use rendergen_sim::kit::{StreamSink, StreamSource, TbError};
 use rendergen_sim::Simulator;
 
+/// Environment variable choosing the engine of the testbenches that run generated Rust (the
+/// PBRU system tests and the ASTC_DP tests, built by `rendergen-compiled`): `compiled` (the
+/// default) or `interpreter`, which interprets the same design with the same evaluation mode.
+/// For measuring what the compiled engine saves the test suite
+/// (`RENDERGEN_TB_ENGINE=interpreter cargo test -p rendergen-testbenches --test testbenches
+/// pbru_system`).
+pub const TB_ENGINE_ENV: &str = "RENDERGEN_TB_ENGINE";
+
+/// Whether the testbenches that can run generated Rust do (see [`TB_ENGINE_ENV`]); panics
+/// naming the variable and its valid values on anything else.
+pub fn compiled_from_env() -> bool {
+    match std::env::var(TB_ENGINE_ENV).as_deref().map(str::trim) {
+        Err(_) | Ok("") | Ok("compiled") => true,
+        Ok("interpreter") => false,
+        Ok(other) => panic!(
+            "{TB_ENGINE_ENV}={other:?}: the testbench engine is `compiled` (default) or `interpreter`"
+        ),
+    }
+}
+
 /// Cycles of each testbench's recorded run replayed in co-simulation.
 pub const COSIM_CYCLES: usize = 600;
 

@@ -90,11 +90,13 @@ pub struct Bench {
 
 impl Bench {
     /// Elaborates ASTC_DP with `cfg`. The testbenches' configuration
-    /// ([`rendergen_compiled::astc_dp_tb_cfg`]) runs as generated Rust compiled with the crate;
+    /// ([`rendergen_compiled::astc_dp_tb_cfg`]) runs as generated Rust compiled with the crate
+    /// (unless `RENDERGEN_TB_ENGINE=interpreter`, [`rendergen_testbenches::TB_ENGINE_ENV`]);
     /// any other is interpreted.
     pub fn new(cfg: DpCfg) -> Bench {
         let design = astc_dp_top(&cfg).unwrap_or_else(|e| panic!("{e}"));
-        let sim = if cfg == rendergen_compiled::astc_dp_tb_cfg() {
+        let compiled = rendergen_testbenches::compiled_from_env();
+        let sim = if compiled && cfg == rendergen_compiled::astc_dp_tb_cfg() {
             let code = rendergen_compiled::astc_dp_tb_full::code();
             Simulator::with_compiled(&design, Eval::Full, code)
         } else {

@@ -21,7 +21,8 @@ fn opts(workload: Workload, rays: u32) -> SimOptions {
         watchdog: None,
         eval: rendergen_sim::Eval::Active,
         record_stimulus: None,
-        code: Some(rendergen_compiled::pbru_tb_active::code()),
+        code: rendergen_testbenches::compiled_from_env()
+            .then(rendergen_compiled::pbru_tb_active::code),
     }
 }
 

@@ -27,9 +27,15 @@ pub(super) fn run(name: &str, mem: Memory, rays: &[(Ray, RayMode, u32)], sys: Sy
         ..sys
     };
     let design = build_engine(&cfg).expect("elaborates");
-    // Generated Rust with activity-aware evaluation (`Simulator::new(&design)` interprets).
-    let code = rendergen_compiled::pbru_tb_active::code();
-    let mut sim = Simulator::with_compiled(&design, Eval::Active, code).expect("simulator");
+    // Generated Rust with activity-aware evaluation, or the interpreter in the same mode
+    // (`RENDERGEN_TB_ENGINE=interpreter`).
+    let mut sim = if rendergen_testbenches::compiled_from_env() {
+        let code = rendergen_compiled::pbru_tb_active::code();
+        Simulator::with_compiled(&design, Eval::Active, code)
+    } else {
+        Simulator::with_eval(&design, Eval::Active)
+    }
+    .expect("simulator");
     run_on(&mut sim, name, mem, rays, sys)
 }
 
