@@ -51,7 +51,8 @@ pub enum ConvEngine {
 #[derive(Args)]
 #[command(
     after_help = "Kernel file: {\"width\": w, \"height\": h, \"weights\": [w·h integers, row order], \
-\"divisor\": d, \"bias\": b}; odd sides 1..=9, weights -1024..=1024 (sum of |w| ≤ 8192), d 1..=4096 \
+\"divisor\": d, \"bias\": b}; odd sides 1..=9 (up to 19 for a w×1 or 1×h row; a 19×1 is \
+fetched as the 3 overlapping sub-operations of §A.7), weights -1024..=1024 (sum of |w| ≤ 8192), d 1..=4096 \
 (default 1), b -255..=255 (default 0). Per channel: clamp(round((Σ w·texel)/d + b), 0, 255), halves \
 away from zero. Presets: gauss3 (1 2 1 /16), gauss5 (binomial /256), box3 (/9), sobel-x, sobel-y \
 (bias 128), sharpen (5 centre, -1 cross)."

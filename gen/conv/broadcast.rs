@@ -10,7 +10,14 @@
 //!   window's texels (36 texel register writes per quad for a 3×3 instead of 64); its
 //!   in-place window selection reads a register it did not receive only where the `sel`
 //!   discards it. Kernels without a sideband patch code (5×5, 9×9, …) have no mapping: their
-//!   broadcasts write every word, as mode *all*.
+//!   broadcasts write every word, as mode *all* (5×5: 144 writes per quad instead of the 100
+//!   of its four 25-texel windows). That is the right count for the hardware of §A.8: its
+//!   2-bit sideband has four values (not used, 4×4, 2×8, 8×2), all taken, so a 6×6 patch
+//!   cannot be described to the broadcast; a fifth layout needs a wider sideband.
+//! * **19×1**: the three sub-operations of §A.7 ([`super::program::fetch_plan`]); the unit
+//!   drops the repeated columns 7 and 14 in every mode, the programs read them from the
+//!   earlier sub-operation's registers: 160 / 76 / 40 writes per quad (all / selective /
+//!   shared), 16 / 8 / 4 dropped, the frame model's `broadcast`.
 //! * **Shared**: footprint `f` is fetched by lane `f mod 4` into its own `r(16+4f) ..` only
 //!   (16 writes per quad for a 3×3): the quad's lanes together hold the patch once, a
 //!   quad-shared register set. Every lane then reads each patch texel with
@@ -36,7 +43,7 @@
 //! for instructions (per-lane weights and 16 MACs per pixel) and becomes core-bound.
 
 use super::program::{
-    collective, collective_regs, finish, footprints, patch_code, patch_reg, unpack,
+    collective, collective_regs, fetch_plan, finish, texel_reg, unpack, Footprint,
 };
 use super::Kernel;
 use rendergen_sim::models::texture::collective::patch_position;
@@ -57,7 +64,7 @@ fn sideband_lane(patch: u32, subop: u32, (ox, oy): (u32, u32)) -> Option<u32> {
 /// The selective-broadcast program of `kernel` (see the module docs).
 pub fn selective(kernel: &Kernel) -> String {
     let src = collective(kernel);
-    let feet = footprints(kernel);
+    let feet = fetch_plan(kernel);
     let mut out = String::from("; broadcast selective\n");
     for line in src.lines() {
         let retargeted = line
@@ -68,7 +75,7 @@ pub fn selective(kernel: &Kernel) -> String {
                 let mut s = Sampler::decode(u32::from_str_radix(word, 16).ok()?);
                 let f = (d - 16) / 4;
                 if s.patch != 0 {
-                    s.source = sideband_lane(s.patch, s.subop, feet[f as usize])?;
+                    s.source = sideband_lane(s.patch, s.subop, feet[f as usize].origin)?;
                     s.comp = SELECTIVE;
                 }
                 Some(format!("tex r{d}, r12, 0x{:08x}", s.encode()))
@@ -116,18 +123,17 @@ pub fn shared(kernel: &Kernel) -> String {
         -rx, -ry
     )
     .unwrap();
-    let patch = patch_code(kernel);
-    let feet = footprints(kernel);
-    for (f, &(ox, oy)) in feet.iter().enumerate() {
-        let f = f as u32;
+    let feet: Vec<Footprint> = fetch_plan(kernel);
+    for (f, fp) in feet.iter().enumerate() {
+        let (ox, oy) = fp.origin;
         writeln!(s, "iaddi r12, r4, {ox}\niaddi r13, r5, {oy}").unwrap();
         let word = Sampler {
             mode: 1,
             int_coords: true,
             broadcast: true,
-            source: f % 4,
-            patch,
-            subop: (f / 4) & 3,
+            source: fp.source,
+            patch: fp.patch,
+            subop: fp.subop,
             explicit_lod: true,
             mip: 1,
             comp: SHARED,
@@ -138,7 +144,6 @@ pub fn shared(kernel: &Kernel) -> String {
     }
     let base = collective_regs(kernel);
     let (t, w, k, k2, u) = (base, base + 1, base + 2, base + 3, base + 4);
-    let per_row = kernel.w.div_ceil(2);
     for py in 0..kernel.h + 1 {
         for px in 0..kernel.w + 1 {
             let lw = |lx, ly| lane_weight(kernel, (px, py), (lx, ly));
@@ -146,8 +151,8 @@ pub fn shared(kernel: &Kernel) -> String {
             if [w00, w10, w01, w11] == [0; 4] {
                 continue;
             }
-            let f = (py / 2) * per_row + px / 2;
-            writeln!(s, "qget r{t}, r{}, {}", patch_reg(kernel, px, py), f % 4).unwrap();
+            let (reg, lane) = texel_reg(&feet, px, py);
+            writeln!(s, "qget r{t}, r{reg}, {lane}").unwrap();
             writeln!(s, "movi r{w}, {w00}").unwrap();
             if w10 != w00 {
                 writeln!(s, "movi r{k}, {w10}\nsel r{w}, r2, r{k}, r{w}").unwrap();
@@ -252,6 +257,90 @@ mod tests {
             ] {
                 let g = rtl_matches_the_model(&img, &k, name, mode, border, stall, 11, &want);
                 assert_eq!(g.reg_writes, writes * quads, "{name} {mode:?}");
+            }
+        }
+    }
+
+    /// A 19×1 kernel (`--kernel FILE.json`): the row of 19 taps of §A.7.
+    pub(crate) fn kernel_19x1() -> Kernel {
+        Kernel::from_json(
+            "19x1.json",
+            r#"{"width":19,"height":1,"weights":[1,2,3,4,5,6,7,8,9,10,9,8,7,6,5,4,3,2,1],"divisor":100,"bias":0}"#,
+        )
+        .unwrap()
+    }
+
+    /// The frame model's broadcast of one quad's 19×1 collective fetch (`collective::plan`,
+    /// answered by the unit's model): register writes and duplicates dropped per mode.
+    fn frame_model_19x1() -> [(u64, u64); 3] {
+        use rendergen_sim::models::texture::collective::{
+            broadcast, collective_requests, Broadcast, Kernel as CKernel, Method,
+        };
+        use rendergen_sim::models::texture::sample;
+        let img = scene(16, 4, 1);
+        let k = kernel_19x1();
+        let tex = texture(&img, &k, Border::Clamp);
+        let ck = CKernel { w: 19, h: 1 };
+        let reqs = collective_requests(&tex.desc, ck, (4, 2), 0, Method::IntCoords);
+        let raw: Vec<_> = reqs
+            .iter()
+            .map(|r| {
+                (
+                    r.patch,
+                    r.subop,
+                    r.mask,
+                    sample(&tex.desc, &tex.mem, r).0.words,
+                )
+            })
+            .collect();
+        [Broadcast::All, Broadcast::Selective, Broadcast::Shared].map(|m| {
+            let b = broadcast(ck, &raw, m);
+            (b.reg_writes, b.dup_dropped)
+        })
+    }
+
+    /// T9 in the cores: a 19×1 kernel fetched as the three sub-operations of §A.7 (11
+    /// requests, 44 texel reads per quad) gives the reference image bit for bit in the modes
+    /// all / selective / shared on the model and on the RTL (`tex_system` under memory
+    /// back-pressure), each reading the overlapping columns 7 and 14 from the earlier
+    /// sub-operation's registers; the register writes and duplicates dropped per quad are the
+    /// frame model's `broadcast` of the same fetch: 160 / 76 / 40 and 16 / 8 / 4.
+    #[test]
+    fn t9_19x1_drops_duplicates_in_every_mode_on_the_model_and_the_rtl() {
+        let frame = frame_model_19x1();
+        assert_eq!(frame, [(160, 16), (76, 8), (40, 4)]);
+        let img = scene(16, 4, 5);
+        let quads = 8 * 2;
+        let k = kernel_19x1();
+        for (border, stall) in [(Border::Clamp, 0.3), (Border::Mirror, 0.0)] {
+            let want = reference(&img, &k, border);
+            let base = run_model(&img, &k, Mode::Baseline, border).unwrap();
+            assert_eq!(base.image.texels, want, "baseline {border:?}");
+            assert_eq!(base.stats.footprints, 76 * quads);
+            for (mode, (writes, dup)) in [Mode::Collective, Mode::Selective, Mode::Shared]
+                .into_iter()
+                .zip(frame)
+            {
+                let m = run_model(&img, &k, mode, border).unwrap();
+                assert_eq!(m.image.texels, want, "model {mode:?} {border:?}");
+                assert_eq!(
+                    (m.stats.requests, m.stats.texel_reads),
+                    (11 * quads, 44 * quads),
+                    "{mode:?}"
+                );
+                assert_eq!(
+                    (m.stats.reg_writes, m.stats.dup_dropped),
+                    (writes * quads, dup * quads),
+                    "model {mode:?}"
+                );
+                if border == Border::Clamp || mode == Mode::Selective {
+                    let g = rtl_matches_the_model(&img, &k, "19x1", mode, border, stall, 3, &want);
+                    assert_eq!(
+                        (g.reg_writes, g.dup_dropped),
+                        (writes * quads, dup * quads),
+                        "rtl {mode:?}"
+                    );
+                }
             }
         }
     }

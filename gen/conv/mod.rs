@@ -25,6 +25,7 @@
 //! |---|---|---|---|
 //! | T1–T4, T7, T9 | 3×3, 1×7, 7×1, 19×1 counts (36→16 texels, 36→4 footprints, 28→16, 11 requests for 19×1, broadcast 64/36/16 writes) | `rendergen-sim models::texture::tests::collective_counts_match_the_spec` | `testbenches texture::collective_fetch_counts_and_equal_outputs` |
 //! | T5, T6, T11, T13 | method 1 nudged ±1/8, n = 2 footprints, mip levels 1–2, borders | `…::shifted_coordinates_beyond_half_a_texel_pick_the_wrong_patch`, `…::collective_fetch_from_mip_levels` | `texture::shifted_coordinates_mip_levels_and_borders` |
+//! | T9 | 19×1 in three sub-operations (§A.7) in the cores: 11 requests, 44 texel reads, 40 unique per quad; the overlapping columns 7 and 14 dropped (16 / 8 / 4 writes per quad in all / selective / shared), 160 / 76 / 40 texel register writes = the frame model's `broadcast`; images bit-identical (`--kernel` a 19×1 JSON) | `models::texture::system::tests::overlapping_sub_operations_drop_duplicates_as_the_frame_model`, `conv::broadcast::tests::t9_19x1_drops_duplicates_in_every_mode_on_the_model_and_the_rtl`, compiler `--test collective one_quad_counts` | `conv::broadcast::tests::t9_19x1_drops_duplicates_in_every_mode_on_the_model_and_the_rtl` (`tex_system` = model counters incl. `counters_dup_dropped`), `texture::system::*` (a strip-2 selective broadcast in the system program, co-simulated) |
 //! | T7 | broadcast modes all / selective / shared in the core: 64 / 36 / 16 texel register writes per quad for 3×3, identical images (`--broadcast`) | `models::texture::system::tests::broadcast_modes_write_the_spec_counts`, `conv::broadcast::tests::broadcast_modes_match_the_reference_with_the_spec_write_counts` | `conv::broadcast::tests::rtl_broadcast_modes_count_64_36_16_and_match_the_reference`, `texture::system::*` (every mode in the system program, co-simulated) |
 //! | T8 | MACs per pixel (tap lookup, Fig. 17a; shared: every weighted patch texel, Fig. 17c) | `conv::tests::t8_mac_counts`, `conv::broadcast::tests::shared_mac_counts` | — |
 //! | T12, T18 | mixed filtered / raw / broadcast / gather traffic in order, back-pressure | `models::texture::system::tests` | `texture::system::system_matches_interpreter_and_texture_model_under_back_pressure`, `texture::collective_fetch_counts_and_equal_outputs` |
@@ -53,8 +54,10 @@ use rendergen_sim::models::shader::{run, Config, Launch};
 use rendergen_sim::models::texture::system::{TexEnv, TexStats};
 use rendergen_sim::models::texture::{wrap_size, TexDesc, Wrap};
 
-/// Largest kernel side (odd).
+/// Largest kernel side (odd) of a two-dimensional kernel.
 pub const MAX_SIDE: u32 = 9;
+/// Largest side of a one-dimensional kernel (`w × 1` or `1 × h`, odd): the 19×1 of §A.7.
+pub const MAX_LINE: u32 = 19;
 /// Largest divisor.
 pub const MAX_DIVISOR: i64 = 4096;
 /// Largest sum of |weights|.
@@ -143,13 +146,19 @@ impl Kernel {
             }
             Ok(i)
         };
-        let side = 1..=MAX_SIDE as i64;
+        let side = 1..=MAX_LINE as i64;
         let w = int("width", side.clone(), None)? as u32;
         let h = int("height", side, None)? as u32;
-        for (name, s) in [("width", w), ("height", h)] {
+        for (name, s, other) in [("width", w, h), ("height", h, w)] {
             if s % 2 == 0 {
                 return Err(format!(
-                    "{file}: field `{name}`: {s} is even (a kernel is centred on its pixel: 1, 3, 5, 7, 9)"
+                    "{file}: field `{name}`: {s} is even (a kernel is centred on its pixel: 1, 3, 5, …)"
+                ));
+            }
+            if s > MAX_SIDE && other > 1 {
+                return Err(format!(
+                    "{file}: field `{name}`: {s} is outside 1..={MAX_SIDE} for a {w}×{h} kernel \
+                     (up to {MAX_LINE} only when the other side is 1)"
                 ));
             }
         }
@@ -432,6 +441,9 @@ pub struct ConvStats {
     pub filter_active: u64,
     /// Texel register writes in the cores.
     pub reg_writes: u64,
+    /// Texel register writes dropped because an earlier sub-operation of the quad's
+    /// collective fetch delivered the texel (19×1: columns 7 and 14).
+    pub dup_dropped: u64,
     /// Multiply-accumulates (per pixel: non-zero taps × 4 channels).
     pub macs: u64,
     /// Warp instructions executed.
@@ -448,14 +460,15 @@ pub struct ConvStats {
 
 impl ConvStats {
     /// The counts both engines report and must agree on: requests, footprints, texel reads,
-    /// filter-active cycles, register writes, MAC operations.
-    pub fn counts(&self) -> [u64; 6] {
+    /// filter-active cycles, register writes, duplicates dropped, MAC operations.
+    pub fn counts(&self) -> [u64; 7] {
         [
             self.requests,
             self.footprints,
             self.texel_reads,
             self.filter_active,
             self.reg_writes,
+            self.dup_dropped,
             self.macs,
         ]
     }
@@ -525,6 +538,7 @@ fn stats_of(t: &TexStats, unique: u64, img: &Image, k: &Kernel, instr: u64) -> C
         unique_texels: unique,
         filter_active: t.counts.filter_active,
         reg_writes: t.reg_writes,
+        dup_dropped: t.dup_dropped,
         macs: img.width as u64 * img.height as u64 * k.taps_nonzero() * 4,
         instructions: instr,
         cycles: None,
@@ -543,6 +557,7 @@ pub fn stats_json(s: &ConvStats) -> serde_json::Value {
         "unique_texels": s.unique_texels,
         "filter_active_cycles": s.filter_active,
         "register_writes": s.reg_writes,
+        "duplicates_dropped": s.dup_dropped,
         "mac_operations": s.macs,
         "instructions": s.instructions,
         "cycles": s.cycles,

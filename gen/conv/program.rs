@@ -11,8 +11,11 @@
 //! * **Collective** (§A.5–A.10): the group's `(w+1)×(h+1)` patch as ⌈(w+1)/2⌉·⌈(h+1)/2⌉ raw
 //!   2×2 footprints, each one broadcast `tex` (the fetching lane rotates over the quad; the
 //!   sideband carries the patch code and sub-operation), so every lane holds the whole patch
-//!   (broadcast *all*: 64 texel register writes per quad for 3×3). Each lane then selects its
-//!   own `w×h` window in place with `sel` on its position in the quad (one column step, one row
+//!   (broadcast *all*: 64 texel register writes per quad for 3×3). A 19×1 is fetched as the
+//!   three overlapping sub-operations of §A.7 instead ([`fetch_plan`]: 11 footprints, 4 + 4 +
+//!   3); the unit drops the second copy of columns 7 and 14, and the program reads those
+//!   texels from the earlier footprint's registers (`texel_reg`; 160 writes per quad). Each
+//!   lane then selects its own `w×h` window in place with `sel` on its position in the quad (one column step, one row
 //!   step: the tap lookup of Fig. 17a) and runs the same MACs as the baseline on the RGBA8
 //!   channels: two channels per word (R‖B, G‖A in 16-bit fields, so a tap costs 3 unpacking
 //!   instructions and 2 multiply-adds instead of 6 and 4) when [`packed_macs`] allows it
@@ -26,12 +29,15 @@
 //! integer definition.
 
 use super::Kernel;
+use rendergen_sim::models::texture::collective::{plan, Kernel as CKernel};
 use rendergen_sim::models::texture::system::Sampler;
 use std::fmt::Write;
 
-/// Registers a program of `kernel` needs per lane in collective mode (the patch plus 16).
+/// Registers a program of `kernel` needs per lane in collective mode (16, and four per
+/// footprint of [`fetch_plan`]: the patch, plus the columns a 19×1's overlapping
+/// sub-operations fetch twice).
 pub fn collective_regs(kernel: &Kernel) -> u32 {
-    16 + (kernel.w + 1) * (kernel.h + 1)
+    16 + 4 * fetch_plan(kernel).len() as u32
 }
 
 /// Registers of the baseline program.
@@ -55,15 +61,15 @@ pub fn baseline_sampler() -> u32 {
     .encode()
 }
 
-/// The sampler of collective footprint `f` of a kernel with patch code `patch`.
-pub fn collective_sampler(f: u32, patch: u32) -> u32 {
+/// The sampler of collective footprint `fp` (mode *all*).
+pub fn collective_sampler(fp: &Footprint) -> u32 {
     Sampler {
         mode: 1,
         int_coords: true,
         broadcast: true,
-        source: f % 4,
-        patch,
-        subop: (f / 4) & 3,
+        source: fp.source,
+        patch: fp.patch,
+        subop: fp.subop,
         explicit_lod: true,
         mip: 1,
         ..Sampler::default()
@@ -71,14 +77,64 @@ pub fn collective_sampler(f: u32, patch: u32) -> u32 {
     .encode()
 }
 
-/// Patch code of the sideband (§A.8) for a kernel: 1 = 4×4, 2 = 2×8, 3 = 8×2, 0 otherwise.
+/// Patch code of the sideband (§A.8) for a kernel: 1 = 4×4, 2 = 2×8, 3 = 8×2 (7×1, and the
+/// strips of a 19×1), 0 otherwise.
 pub fn patch_code(kernel: &Kernel) -> u32 {
     match (kernel.w, kernel.h) {
         (3, 3) => 1,
         (1, 7) => 2,
-        (7, 1) => 3,
+        (7, 1) | (19, 1) => 3,
         _ => 0,
     }
+}
+
+/// One raw broadcast footprint of the collective fetch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Footprint {
+    /// Its top-left texel in the patch.
+    pub origin: (u32, u32),
+    /// The sideband's patch code.
+    pub patch: u32,
+    /// The sideband's sub-operation.
+    pub subop: u32,
+    /// The fetching lane.
+    pub source: u32,
+}
+
+/// The collective fetch of `kernel` in issue order: for a 19×1, the three sub-operations of
+/// §A.7 (`rendergen_sim::models::texture::collective::plan`: 4 + 4 + 3 footprints, strip `s`
+/// at column `7·(s − 1)`, each fetched by the lane the sideband maps it to, so the unit drops
+/// the texels of columns 7 and 14 that strips 2 and 3 fetch again); otherwise the patch tiled
+/// by aligned footprints in row order, footprint `f` fetched by lane `f mod 4` as
+/// sub-operation `f / 4`.
+pub fn fetch_plan(kernel: &Kernel) -> Vec<Footprint> {
+    if (kernel.w, kernel.h) == (19, 1) {
+        let (patch, subs) = plan(CKernel { w: 19, h: 1 });
+        return subs
+            .iter()
+            .flat_map(|&(subop, origins)| {
+                origins.into_iter().enumerate().filter_map(move |(l, o)| {
+                    o.map(|origin| Footprint {
+                        origin,
+                        patch,
+                        subop,
+                        source: l as u32,
+                    })
+                })
+            })
+            .collect();
+    }
+    let patch = patch_code(kernel);
+    footprints(kernel)
+        .into_iter()
+        .enumerate()
+        .map(|(f, origin)| Footprint {
+            origin,
+            patch,
+            subop: (f as u32 / 4) & 3,
+            source: f as u32 % 4,
+        })
+        .collect()
 }
 
 /// `acc_c += w · t` for the channel value in `t` (clobbers `t`).
@@ -183,10 +239,26 @@ pub fn footprints(kernel: &Kernel) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Register of patch texel `(px, py)`: footprint `f`'s four texels are `16 + 4f ..`.
-pub(super) fn patch_reg(kernel: &Kernel, px: u32, py: u32) -> u32 {
-    let per_row = kernel.w.div_ceil(2); // (w + 1) / 2 for odd w
-    16 + 4 * ((py / 2) * per_row + px / 2) + (px & 1) + 2 * (py & 1)
+/// Register of patch texel `(px, py)` and the lane whose `tex` wrote it: footprint `f` of
+/// [`fetch_plan`] lands in `16 + 4f ..`; a texel two footprints fetch is read from the
+/// **earlier** one (the unit drops the later copy, `duplicate_mask` of
+/// `rendergen_sim::models::texture::system`).
+pub(super) fn texel_reg(plan: &[Footprint], px: u32, py: u32) -> (u32, u32) {
+    plan.iter()
+        .enumerate()
+        .find_map(|(f, fp)| {
+            let (dx, dy) = (px.wrapping_sub(fp.origin.0), py.wrapping_sub(fp.origin.1));
+            match dx < 2 && dy < 2 {
+                true => Some((16 + 4 * f as u32 + dx + 2 * dy, fp.source)),
+                false => None,
+            }
+        })
+        .expect("the plan covers the patch")
+}
+
+/// Register of patch texel `(px, py)` (see [`texel_reg`]).
+pub(super) fn patch_reg(plan: &[Footprint], px: u32, py: u32) -> u32 {
+    texel_reg(plan, px, py).0
 }
 
 /// The collective program: the group's patch fetched once and broadcast, then per-lane MACs.
@@ -203,14 +275,15 @@ pub fn collective(kernel: &Kernel) -> String {
         -rx, -ry
     )
     .unwrap();
-    let patch = patch_code(kernel);
-    for (f, &(ox, oy)) in footprints(kernel).iter().enumerate() {
+    let plan = fetch_plan(kernel);
+    for (f, fp) in plan.iter().enumerate() {
+        let (ox, oy) = fp.origin;
         writeln!(s, "iaddi r12, r4, {ox}\niaddi r13, r5, {oy}").unwrap();
-        let d = patch_reg(kernel, ox, oy);
         writeln!(
             s,
-            "tex r{d}, r12, 0x{:08x}",
-            collective_sampler(f as u32, patch)
+            "tex r{}, r12, 0x{:08x}",
+            16 + 4 * f,
+            collective_sampler(fp)
         )
         .unwrap();
     }
@@ -218,13 +291,13 @@ pub fn collective(kernel: &Kernel) -> String {
     if kernel.taps_nonzero() > 0 {
         for py in 0..kernel.h + 1 {
             for kx in 0..kernel.w {
-                let (a, b) = (patch_reg(kernel, kx, py), patch_reg(kernel, kx + 1, py));
+                let (a, b) = (patch_reg(&plan, kx, py), patch_reg(&plan, kx + 1, py));
                 writeln!(s, "sel r{a}, r2, r{b}, r{a}").unwrap();
             }
         }
         for ky in 0..kernel.h {
             for kx in 0..kernel.w {
-                let (a, b) = (patch_reg(kernel, kx, ky), patch_reg(kernel, kx, ky + 1));
+                let (a, b) = (patch_reg(&plan, kx, ky), patch_reg(&plan, kx, ky + 1));
                 writeln!(s, "sel r{a}, r3, r{b}, r{a}").unwrap();
             }
         }
@@ -236,7 +309,7 @@ pub fn collective(kernel: &Kernel) -> String {
             if w == 0 {
                 continue;
             }
-            let src = patch_reg(kernel, kx, ky);
+            let src = patch_reg(&plan, kx, ky);
             if packed {
                 // R and B in one word, G and A in another: two MACs for four channels.
                 writeln!(

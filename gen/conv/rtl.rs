@@ -181,7 +181,7 @@ impl ExtraPorts for TexMemory<'_> {
 }
 
 /// The counters of `tex_system` at the end of a run.
-fn counters(sim: &mut Simulator) -> Result<[u64; 8], String> {
+fn counters(sim: &mut Simulator) -> Result<[u64; 9], String> {
     let names = [
         "requests",
         "reg_writes",
@@ -191,8 +191,9 @@ fn counters(sim: &mut Simulator) -> Result<[u64; 8], String> {
         "cache_misses",
         "filter_active",
         "filter_idle",
+        "dup_dropped",
     ];
-    let mut v = [0u64; 8];
+    let mut v = [0u64; 9];
     for (x, n) in v.iter_mut().zip(names) {
         let id = sim
             .output(&format!("counters_{n}"))
@@ -268,6 +269,7 @@ pub fn run_rtl(
         stats.footprints += c[2];
         stats.texel_reads += c[3];
         stats.filter_active += c[6];
+        stats.dup_dropped += c[8];
         stats.instructions += cs.issued;
         cycles += cs.cycles;
         busy += cs.issued;

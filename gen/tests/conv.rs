@@ -84,6 +84,61 @@ fn a_kernel_file_is_read() {
     assert_eq!(json(&o)["kernel"], "1x7");
 }
 
+/// T9 from the command line: a 19×1 kernel file, fetched as the three overlapping
+/// sub-operations of §A.7, gives the baseline's image in the broadcast modes all / selective /
+/// shared, and `--json` reports per quad 11 requests, 44 texel reads, 160 / 76 / 40 register
+/// writes and 16 / 8 / 4 duplicates dropped (the frame model's `broadcast`).
+#[test]
+fn a_19x1_kernel_drops_duplicates_in_every_broadcast_mode() {
+    let k = scratch_path("conv", "k19.json");
+    std::fs::write(
+        &k,
+        r#"{"width":19,"height":1,"weights":[1,1,2,2,3,3,4,4,5,6,5,4,4,3,3,2,2,1,1],"divisor":56}"#,
+    )
+    .unwrap();
+    let quads = 476;
+    let mut images = Vec::new();
+    for (mode, broadcast, writes, dup) in [
+        ("baseline", "all", 0, 0),
+        ("collective", "all", 160, 16),
+        ("collective", "selective", 76, 8),
+        ("collective", "shared", 40, 4),
+    ] {
+        let out = scratch_path("conv", &format!("k19-{mode}-{broadcast}.png"));
+        let o = rendergen(&[
+            "conv",
+            IMG,
+            "-o",
+            out.to_str().unwrap(),
+            "--kernel",
+            k.to_str().unwrap(),
+            "--border",
+            "repeat",
+            "--mode",
+            mode,
+            "--broadcast",
+            broadcast,
+            "--engine",
+            "model",
+            "--json",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let j = json(&o);
+        assert_eq!(j["kernel"], "19x1");
+        if mode == "collective" {
+            assert_eq!(j["requests"], quads * 11, "{broadcast}");
+            assert_eq!(j["texel_reads"], quads * 44, "{broadcast}");
+            assert_eq!(j["register_writes"], quads * writes, "{broadcast}");
+            assert_eq!(j["duplicates_dropped"], quads * dup, "{broadcast}");
+        } else {
+            assert_eq!(j["requests"], quads * 19);
+            assert_eq!(j["duplicates_dropped"], 0);
+        }
+        images.push(std::fs::read(&out).unwrap());
+    }
+    assert!(images.windows(2).all(|w| w[0] == w[1]));
+}
+
 #[test]
 fn bad_input_fails_cleanly() {
     let out = scratch_path("conv", "never.png");

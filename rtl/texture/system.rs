@@ -7,10 +7,12 @@
 //! Every port of `shader_core` except `tex_req_*` / `tex_resp_*`, with its name (`prog`,
 //! `launch`, `ldg_req`, …, `export`, `done`, `issue`); every port of `texture_unit` except
 //! `req_*` / `answer_*` (`desc_*`, `flush`, `mem_req`, `mem_resp`, `counters_*`); and the
-//! bridge's counters `counters_requests` (requests taken from the core) and
+//! bridge's counters `counters_requests` (requests taken from the core),
 //! `counters_reg_writes` (texel register writes: per filtered or gather request its active
 //! lanes; per raw request the words written to its active lanes, 16 per lane-set of four
-//! lanes for *all*, fewer for *selective* and *shared* broadcasts).
+//! lanes for *all*, fewer for *selective* and *shared* broadcasts and for duplicates) and
+//! `counters_dup_dropped` (words a raw broadcast's mode would write but drops as duplicates
+//! of an earlier sub-operation).
 //!
 //! # `tex_bridge`
 //! Decodes the sampler immediate of the core's request (the table in
@@ -25,19 +27,33 @@
 //! for a 3×3 on a quad), the words outside each lane's kernel window for *selective* (a
 //! 64-entry table of the sideband's patch geometry, [`selective_keep`]; 36 writes), all but
 //! the source lane's for *shared* (16 writes: the quad-shared register set the lanes read
-//! with `qget`). A FIFO of `order_depth` entries remembers each request's (broadcast, source,
-//! mode, patch, sub-operation) until its answer (the unit answers in order).
+//! with `qget`). In every mode the answer also skips the **duplicates of overlapping
+//! sub-operations** (§A.7, ¶81; [`duplicate_words`], a second 64-entry table): the strips of a
+//! 19×1 (patch 3, sub-operations 1 ..= 3) overlap in columns 7 and 14, so lane 0's footprint
+//! of strips 2 and 3 writes only its right column, and a program reads those texels from the
+//! earlier strip's registers. The rule is static — sub-operations are issued in order, so
+//! what sub-operation `k` repeats is a function of (patch, sub-operation, source) — and needs
+//! no state per request. A 19×1 on a quad (11 broadcasts) writes 160 / 76 / 40 texel
+//! registers in the modes all / selective / shared and drops 16 / 8 / 4 (the frame model's
+//! `rendergen_sim::models::texture::collective::broadcast`); a 3×3 64 / 36 / 16, nothing
+//! dropped. A kernel without a sideband code (5×5: patch 0, "method not used", §A.8's four
+//! codes are all taken) has no mapping, so *selective* writes every word, as *all* (9
+//! footprints, 144 writes per quad; *shared* 36). A FIFO of `order_depth` entries remembers
+//! each request's (broadcast, source, mode, patch, sub-operation) until its answer (the unit
+//! answers in order).
 //! * **Protocol:** stream rules; answers in request order; nothing dropped: the core's request
 //!   waits while the FIFO is full.
 //! * **Timing:** combinational in both directions (no added latency); the unit's `req.ready`
 //!   reaches the core's `tex_req.ready`, the core's `tex_resp.ready` reaches `answer.ready`.
 //! * **Cost:** the FIFO (`order_depth × 9` bits), a 4-way mux of 4 words, the decode, two
-//!   copies of the 64 × 16-bit skip table (request side for the counter, answer side).
+//!   copies each of the 64 × 16-bit skip and duplicate tables (request side for the
+//!   counters, answer side), two 16-bit population counts.
 //!   Measured alone (`rendergen synth tex_bridge -p quads=1`, i.e. `TexSysCfg::default()`;
 //!   `cargo test -p rendergen-testbenches --test testbenches texture::system::bridge_area --
-//!   --ignored --nocapture`, 45 s): 2,635 Yosys generic cells, 373 flip-flops (288 of them the
-//!   32-entry order FIFO), longest path 40 cells. Before the broadcast modes the bridge was
-//!   1,928 cells and 181 flip-flops (measured inside `tex_system`, below).
+//!   --ignored --nocapture`, 45 s; the CLI 10 s): 2,828 Yosys generic cells, 405 flip-flops
+//!   (288 of them the 32-entry order FIFO, 32 the `dup_dropped` counter), longest path 41
+//!   cells. Without the duplicate rule it was 2,635 cells, 373 flip-flops, 40 levels; before
+//!   the broadcast modes 1,928 cells and 181 flip-flops (measured inside `tex_system`, below).
 //!
 //! # Cost
 //! `rendergen synth tex_system -p quads=1 -p warps=2 -p regs=32 -p imem_depth=64 -p
@@ -108,7 +124,7 @@ pub struct Order<T = Sig> {
     pub source: T,
     /// Its broadcast mode (2 bits, [`BCAST_ALL`], [`BCAST_SELECTIVE`], [`BCAST_SHARED`]).
     pub kind: T,
-    /// Its patch code (2 bits).
+    /// Its patch code (2 bits; 0 unless a raw broadcast).
     pub patch: T,
     /// Its sub-operation (2 bits).
     pub subop: T,
@@ -155,23 +171,57 @@ pub fn selective_keep(patch: u32, subop: u32, source: u32) -> u16 {
     keep
 }
 
-/// The 16-bit mask of words a broadcast answer skips (lane `l`'s word `k` at bit `4l + k`),
-/// from the order's `kind`, `patch`, `subop` and `source`: none for *all*; for *selective*
-/// the complement of [`selective_keep`] (a 64-entry table); for *shared* every lane's but the
-/// source's.
-fn broadcast_skip(m: &mut Module, o: &Order) -> Sig {
-    let table: Vec<Sig> = (0..64u32)
-        .map(|i| {
-            m.lit(
-                !selective_keep(i >> 4, (i >> 2) & 3, i & 3) as u64 & 0xFFFF,
-                16,
-            )
+/// Whether texel `k` (`t00, t10, t01, t11`) of lane `source`'s raw footprint under the
+/// sideband `(patch, subop)` was already delivered by an earlier sub-operation of the same
+/// collective request: a static rule, because sub-operations are issued in order (§A.7,
+/// ¶81: "duplicate data is discarded"). Only the 19×1 strips (code 3, sub-operations
+/// 1 ..= 3) form a sequence; they overlap in one column each (strip `s` starts at column
+/// `7·(s − 1)`, so source 0 of strips 2 and 3 fetches columns 7 and 14 again). The codes 1, 2
+/// and (3, 0) are single-sub-operation layouts whose `subop` field is not a position: no
+/// duplicates.
+pub fn delivered_before(patch: u32, subop: u32, source: u32, k: u32) -> bool {
+    let Some(((ox, oy), (19, 1))) = sideband_geometry(patch, subop, source) else {
+        return false;
+    };
+    let (x, y) = (ox + (k & 1), oy + (k >> 1));
+    (1..subop).any(|s| {
+        (0..4u32).any(|l| {
+            let Some(((ex, ey), _)) = sideband_geometry(patch, s, l) else {
+                return false;
+            };
+            (ex..ex + 2).contains(&x) && (ey..ey + 2).contains(&y)
         })
-        .collect();
-    let selective = index_select(cat(&[o.patch, o.subop, o.source]), &table);
+    })
+}
+
+/// The words of a broadcast answer to `(patch, subop, source)` that no lane writes because an
+/// earlier sub-operation delivered their texel ([`delivered_before`]), in every lane (bit
+/// `4·lane + k`), in every broadcast mode.
+pub fn duplicate_words(patch: u32, subop: u32, source: u32) -> u16 {
+    (0..4u32)
+        .filter(|&k| delivered_before(patch, subop, source, k))
+        .fold(0, |acc, k| acc | 0x1111 << k)
+}
+
+/// The 16-bit masks of a broadcast answer (lane `l`'s word `k` at bit `4l + k`) from the
+/// order's `kind`, `patch`, `subop` and `source`: the words its mode skips (none for *all*;
+/// for *selective* the complement of [`selective_keep`], a 64-entry table; for *shared*
+/// every lane's but the source's), and the duplicates of earlier sub-operations
+/// ([`duplicate_words`], a 64-entry table), skipped as well.
+fn broadcast_skip(m: &mut Module, o: &Order) -> (Sig, Sig) {
+    let index = cat(&[o.patch, o.subop, o.source]);
+    let table = |m: &mut Module, f: &dyn Fn(u32, u32, u32) -> u16| -> Vec<Sig> {
+        (0..64u32)
+            .map(|i| m.lit(f(i >> 4, (i >> 2) & 3, i & 3) as u64, 16))
+            .collect()
+    };
+    let skip_table = table(m, &|p, s, l| !selective_keep(p, s, l));
+    let selective = index_select(index, &skip_table);
     let shared = !m.lit(0xF, 16).shl(cat(&[o.source, m.lit(0, 2)]));
     let none = m.lit(0, 16);
-    select(o.kind, &[none, selective, shared], none)
+    let by_mode = select(o.kind, &[none, selective, shared], none);
+    let dup_table = table(m, &duplicate_words);
+    (by_mode, index_select(index, &dup_table))
 }
 
 /// What [`tex_bridge`] takes.
@@ -194,8 +244,13 @@ pub struct BridgeOut {
     pub requests: Sig,
     /// Texel register writes of the core's answers (32 bits, wrapping): per filtered or
     /// gather request its active lanes; per raw request the words its broadcast mode writes
-    /// to the active lanes (four per lane unless selective or shared).
+    /// to the active lanes (four per lane unless selective or shared), duplicates of earlier
+    /// sub-operations not counted.
     pub reg_writes: Sig,
+    /// Texel register writes a raw broadcast's mode would make but skips because an earlier
+    /// sub-operation of the collective request delivered the texel ([`duplicate_words`]; 32
+    /// bits, wrapping): the model's `dup_dropped`.
+    pub dup_dropped: Sig,
 }
 
 /// The sampler bridge between the core's `tex` port and the unit (see the module docs).
@@ -243,21 +298,29 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
     );
     let taken = (cv & !order_full.sig() & unit_ready).named("taken");
     let lanes = (0..4).fold(m.lit(0, 3), |acc, k| acc + c.mask.bits(k, k).zext(3));
+    // The sideband's layout matters only to a raw broadcast (selective and duplicate tables).
     let this = Order {
         broadcast,
         source,
         kind,
-        patch: s.bits(7, 6),
+        patch: raw_broadcast.mux(s.bits(7, 6), m.lit(0, 2)),
         subop: s.bits(9, 8),
     };
-    let skip = broadcast_skip(m, &this);
+    let (mode_skip, dup) = broadcast_skip(m, &this);
     let active_words = cat_lsb_first(&(0..4).map(|l| c.mask.bit(l).repeat(4)).collect::<Vec<_>>());
-    let kept = active_words & !skip;
-    let raw_words = (0..16).fold(m.lit(0, 5), |acc, b| acc + kept.bit(b).zext(5));
+    let wanted = active_words & !mode_skip;
+    let kept = wanted & !dup;
+    let dropped = wanted & dup;
+    let popcount =
+        |m: &mut Module, v: Sig| (0..16).fold(m.lit(0, 5), |acc, b| acc + v.bit(b).zext(5));
+    let raw_words = popcount(m, kept);
+    let dup_words = popcount(m, dropped);
     let writes = mode_code.eq(1).mux(raw_words, lanes.zext(5));
     let zero = m.lit(0, 5);
+    let duplicates = taken.mux(dup_words, zero);
     let requests = super::counter(m, "requests", taken, 32);
     let reg_writes = super::counter(m, "reg_writes", taken.mux(writes, zero), 32);
+    let dup_dropped = super::counter(m, "dup_dropped", duplicates, 32);
     c_ready.drive(unit_ready & !order_full.sig());
     let (push, _push_ready) = Stream::offer(m, "order_push", taken, this);
     let order = fifo(
@@ -281,7 +344,8 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
             o.broadcast.mux(from_source, a.words[k])
         })
         .collect();
-    let skip = o.broadcast.mux(broadcast_skip(m, &o), m.lit(0, 16));
+    let (mode_skip, dup) = broadcast_skip(m, &o);
+    let skip = o.broadcast.mux(mode_skip | dup, m.lit(0, 16));
     let (core_resp, resp_ready) = Stream::offer(
         m,
         "core_resp",
@@ -300,6 +364,7 @@ pub fn tex_bridge(m: &mut Module, cfg: &TexSysCfg, i: BridgeIn) -> BridgeOut {
         core_resp,
         requests,
         reg_writes,
+        dup_dropped,
     }
 }
 
@@ -340,6 +405,7 @@ pub fn tex_bridge_top(cfg: &TexSysCfg) -> Result<Design, ElabErrors> {
         m.output_stream("core_resp", b.core_resp);
         m.output("counters_requests", b.requests);
         m.output("counters_reg_writes", b.reg_writes);
+        m.output("counters_dup_dropped", b.dup_dropped);
     })
 }
 
@@ -409,6 +475,7 @@ pub fn tex_system_top(cfg: &TexSysCfg) -> Result<Design, ElabErrors> {
         core.connect_stream("tex_resp", bridge.core_resp);
         m.output("counters_requests", bridge.requests);
         m.output("counters_reg_writes", bridge.reg_writes);
+        m.output("counters_dup_dropped", bridge.dup_dropped);
         for p in &unit_ports.top().inputs {
             if p.name.starts_with("desc_") || p.name == "flush" {
                 let s = m.input(&p.name, p.width);

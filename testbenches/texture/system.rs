@@ -80,6 +80,10 @@ fn program() -> String {
     let sel_2x8 = mode(1, 2, 0, 3);
     let sel_8x2 = mode(1, 3, 0, 2);
     let sel_19 = mode(1, 3, 2, 0);
+    // 19×1 strips 2 and 3 from lane 0: their left column repeats strip 1's / 2's right one
+    // and is dropped in every mode (`duplicate_words`)
+    let all_19 = mode(0, 3, 3, 0);
+    let shared_19 = mode(2, 3, 2, 0);
     let shared = mode(2, 1, 0, 3);
     let reserved = mode(3, 1, 0, 2);
     let gather_bcast = s(Sampler {
@@ -106,7 +110,9 @@ fn program() -> String {
          tex r28, r2, {sel_8x2}\nexport 10, r28, 4\n\
          tex r28, r2, {sel_19}\nexport 11, r28, 4\n\
          tex r28, r2, {reserved}\nexport 12, r28, 4\n\
-         tex r28, r0, {gather_bcast}\nexport 13, r28, 4\nend"
+         tex r28, r0, {gather_bcast}\nexport 13, r28, 4\n\
+         tex r28, r2, {all_19}\nexport 14, r28, 4\n\
+         tex r28, r2, {shared_19}\nexport 15, r28, 4\nend"
     )
 }
 
@@ -193,11 +199,13 @@ fn check(
     record: bool,
 ) -> u64 {
     let prog = assemble(&program()).unwrap();
-    check_prog(design, cfg, &prog, launches, seed, n, pressure, record)
+    let (cycles, dup_dropped) = check_prog(design, cfg, &prog, launches, seed, n, pressure, record);
+    assert!(dup_dropped > 0, "the program's 19×1 strips drop duplicates");
+    cycles
 }
 
 /// Runs program `prog` on `n` warps of launches from `make` on the RTL and the model; checks
-/// exports and counters; returns the cycles.
+/// exports and counters; returns the cycles and the duplicates dropped.
 #[allow(clippy::too_many_arguments)]
 fn check_prog(
     design: &Design,
@@ -208,7 +216,7 @@ fn check_prog(
     n: usize,
     pressure: (f64, f64),
     record: bool,
-) -> u64 {
+) -> (u64, u64) {
     let mut rng = Rng::new(seed);
     let d = desc(&mut rng);
     let mem = memory(&d);
@@ -280,6 +288,7 @@ fn check_prog(
             counter(sim, "texel_reads"),
             counter(sim, "filter_active"),
             counter(sim, "filter_idle"),
+            counter(sim, "dup_dropped"),
         ],
         [
             c.requests,
@@ -287,14 +296,66 @@ fn check_prog(
             c.counts.footprints,
             c.counts.texel_reads,
             c.counts.filter_active,
-            c.counts.filter_idle
+            c.counts.filter_idle,
+            c.dup_dropped,
         ],
-        "seed {seed}: counters (requests, register writes, footprints, texel reads, filter active, idle)"
+        "seed {seed}: counters (requests, register writes, footprints, texel reads, filter active, idle, duplicates dropped)"
     );
     if record {
         rendergen_testbenches::cosim_prefix(design, agent.sim_mut());
     }
-    stats.cycles
+    (stats.cycles, c.dup_dropped)
+}
+
+/// The duplicate rule of overlapping sub-operations, three times written: the bridge's
+/// table (`duplicate_words`, from its sideband geometry), the model system's
+/// (`duplicate_mask`, from the frame model's `patch_position`) and the shader compiler's
+/// (`abi::tex_duplicate_texels`) agree on every (patch, sub-operation, source) and broadcast
+/// mode: only lane 0 of the 19×1 strips 2 and 3 repeats a column (texels 0 and 2).
+#[test]
+fn duplicate_rule_is_the_same_in_the_bridge_the_model_and_the_compiler() {
+    use rendergen_rtl::texture::system::duplicate_words;
+    use rendergen_shader_compiler::abi::tex_duplicate_texels;
+    use rendergen_sim::models::texture::system::duplicate_mask;
+    let mut strips = 0;
+    for patch in 0..4 {
+        for subop in 0..4 {
+            for source in 0..4 {
+                let rtl = duplicate_words(patch, subop, source);
+                let want = match (patch, subop >= 2, source) {
+                    (3, true, 0) => 0x5555,
+                    _ => 0,
+                };
+                assert_eq!(rtl, want, "bridge ({patch}, {subop}, {source})");
+                for comp in 0..4 {
+                    let word = Sampler {
+                        mode: 1,
+                        int_coords: true,
+                        broadcast: true,
+                        source,
+                        patch,
+                        subop,
+                        comp,
+                        ..Sampler::default()
+                    }
+                    .encode();
+                    assert_eq!(duplicate_mask(word), rtl, "model {word:#x}");
+                    assert_eq!(
+                        tex_duplicate_texels(word) * 0x1111,
+                        rtl as u32,
+                        "compiler {word:#x}"
+                    );
+                    // not a raw broadcast: nothing is a duplicate
+                    for other in [word & !8, (word & !3) | 2] {
+                        assert_eq!(duplicate_mask(other), 0);
+                        assert_eq!(tex_duplicate_texels(other), 0);
+                    }
+                }
+                strips += (rtl != 0) as u32;
+            }
+        }
+    }
+    assert_eq!(strips, 2);
 }
 
 /// Several warps, two quads each, random back-pressure everywhere, several seeds.

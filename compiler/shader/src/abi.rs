@@ -106,6 +106,21 @@ pub const TEX_MIP_LINEAR: u32 = 2 << 11;
 /// `tex` sampler word bit 13: the LOD field is the level of detail (else a bias).
 pub const TEX_EXPLICIT_LOD: u32 = 1 << 13;
 
+/// The texels (bit `k` of `t00, t10, t01, t11`) of the footprint a raw broadcast `tex`
+/// (`mode` 1, `broadcast` 1) answers that **no lane writes**, in every broadcast mode, because
+/// an earlier sub-operation of the same collective fetch delivered them (`ABI.md` "Sampled
+/// textures", duplicates): the 19×1 strips (`patch` 3, `subop` 1 ..= 3, strip `s`'s lane `l`
+/// at patch column `7·(s − 1) + 2l`) overlap in one column, so lane 0 of strips 2 and 3
+/// fetches its left column (texels 0 and 2) again. Every other word: none.
+pub fn tex_duplicate_texels(word: u32) -> u32 {
+    let raw_broadcast = word & 3 == 1 && word >> 3 & 1 == 1;
+    let (source, patch, subop) = (word >> 4 & 3, word >> 6 & 3, word >> 8 & 3);
+    match raw_broadcast && patch == 3 && subop >= 2 && source == 0 {
+        true => 0b0101,
+        false => 0,
+    }
+}
+
 /// `tex` sampler word bits 15:14: the gathered component.
 pub fn tex_comp(c: u32) -> u32 {
     (c & 3) << 14

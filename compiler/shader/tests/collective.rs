@@ -139,6 +139,7 @@ struct Counts {
     texel_reads: u64,
     unique: u64,
     reg_writes: u64,
+    dup_dropped: u64,
     filter_active: u64,
 }
 
@@ -180,6 +181,7 @@ fn render(c: &Compiled, img: &(u32, u32, Vec<u32>), wrap: Wrap) -> (Vec<[u32; 4]
         texel_reads: env.stats.counts.texel_reads,
         unique: env.unique_texels(),
         reg_writes: env.stats.reg_writes,
+        dup_dropped: env.stats.dup_dropped,
         filter_active: env.stats.counts.filter_active,
     };
     (out, counts)
@@ -273,7 +275,14 @@ fn kernels_convert_and_run_bit_identical() {
         );
         assert_eq!(coll.footprints, fp * quads, "{name}");
         assert_eq!(coll.texel_reads, 4 * fp * quads, "{name}");
-        assert_eq!(coll.reg_writes, 16 * fp * quads, "{name}: broadcast all");
+        // 19×1: the strips' overlapping columns 7 and 14 (4 texels) are written once
+        let dup = if name == "19x1" { 16 } else { 0 };
+        assert_eq!(
+            coll.reg_writes,
+            (16 * fp - dup) * quads,
+            "{name}: broadcast all"
+        );
+        assert_eq!(coll.dup_dropped, dup * quads, "{name}: duplicates dropped");
         assert_eq!(coll.filter_active, 0, "{name}: the filter is bypassed");
         println!(
             "{name:8} {:10} samples {n:2}: requests {:6} → {:5}, footprints {:6} → {:5}, texel reads {:6} → {:5}, unique {:5} → {:5}, register writes {:6} → {:6}, instructions {:3} → {:3}",
@@ -300,10 +309,10 @@ fn one_quad_counts() {
     let img = (2, 2, vec![0u32; 4]);
     let _ = img;
     let big = landscape();
-    for (taps, fp, reads, unique) in [
-        (gauss3(), 4, 16, 16),
-        (kernel(19, 1, &[1; 19], 19), 11, 44, 40),
-        (kernel(1, 7, &[1; 7], 7), 4, 16, 16),
+    for (taps, fp, reads, unique, writes, dup) in [
+        (gauss3(), 4, 16, 16, 64, 0),
+        (kernel(19, 1, &[1; 19], 19), 11, 44, 40, 160, 16),
+        (kernel(1, 7, &[1; 7], 7), 4, 16, 16, 64, 0),
     ] {
         let src = shader(&taps, Form::Fetch, 64);
         let c = pass(&src, &LaunchProps::fragment(64, 64));
@@ -321,6 +330,9 @@ fn one_quad_counts() {
         assert_eq!(env.stats.requests, fp);
         assert_eq!(env.stats.counts.texel_reads, reads);
         assert_eq!(env.unique_texels(), unique);
+        // broadcast all; a 19×1's strips (sideband 8×2, sub-operations 1..3) drop the second
+        // copy of columns 7 and 14 (T9: 160 writes, the frame model's `broadcast`)
+        assert_eq!((env.stats.reg_writes, env.stats.dup_dropped), (writes, dup));
     }
     let a = pass(
         &shader(&gauss3(), Form::Fetch, 64),

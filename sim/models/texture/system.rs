@@ -30,7 +30,11 @@
 //! mapping ([`keep_mask`]; 36 for a 3×3); *shared* writes the four texels once, into the
 //! source lane's `d..d+3` (16 for a 3×3): the quad's registers `d..d+3` of its four lanes
 //! then hold the patch once, as one quad-shared register set, and a lane reads any of them
-//! with `qget t, r, lane` (register `r` of quad lane `lane`, `rtl/shader-isa/ISA.md`).
+//! with `qget t, r, lane` (register `r` of quad lane `lane`, `rtl/shader-isa/ISA.md`). In
+//! every mode the texels an earlier sub-operation of the same collective fetch delivered are
+//! not written again ([`duplicate_mask`]: the 19×1 strips' columns 7 and 14; 160 / 76 / 40
+//! writes for a 19×1, 16 / 8 / 4 dropped, counted in [`TexStats::dup_dropped`]), as the RTL
+//! bridge does with its own table (`rendergen_rtl::texture::system::duplicate_words`).
 //!
 //! Offsets are not encoded (a shader adds them to integer coordinates itself). The broadcast is
 //! the source's "sample pipeline 124" (§A.3 block 206, mode *all*): the unit fetches one
@@ -116,11 +120,43 @@ impl Sampler {
     }
 }
 
+/// The words of a raw broadcast's answer that repeat a texel an earlier sub-operation of the
+/// same collective request delivered (lane `k`'s word `j` at bit `4k + j`; the same words in
+/// every lane): dropped in every broadcast mode (§A.7, ¶81). A static rule of the sideband,
+/// because sub-operations are issued in order: only the 19×1 strips (patch code 3,
+/// sub-operations 1 ..= 3) are a sequence, and a strip's footprint texel is a duplicate when
+/// a lane's footprint of an earlier strip holds the same patch position ([`patch_position`]):
+/// column 7 (sub-operation 2) and column 14 (sub-operation 3), both rows, fetched by lane 0.
+/// Zero for anything but a raw broadcast.
+pub fn duplicate_mask(sampler: u32) -> u16 {
+    let s = Sampler::decode(sampler);
+    if !(s.broadcast && s.mode == 1 && s.patch == PATCH_8X2 && s.subop >= 2) {
+        return 0;
+    }
+    let mut dup = 0u16;
+    for j in 0..4 {
+        let pos = patch_position(s.patch, s.subop, s.source as usize, j);
+        let earlier = (1..s.subop)
+            .any(|e| (0..4).any(|lane| (0..4).any(|k| patch_position(s.patch, e, lane, k) == pos)));
+        if earlier {
+            dup |= 0x1111 << j;
+        }
+    }
+    dup
+}
+
 /// The words the core writes for an answer to sampler word `sampler` (lane `k`'s word `j` at
-/// bit `4k + j`, before the active mask): all of them, except for a raw broadcast in mode
+/// bit `4k + j`, before the active mask): those its broadcast mode writes
+/// ([`mode_keep_mask`]) less the duplicates of earlier sub-operations ([`duplicate_mask`]).
+pub fn keep_mask(sampler: u32) -> u16 {
+    mode_keep_mask(sampler) & !duplicate_mask(sampler)
+}
+
+/// The words the broadcast mode of sampler word `sampler` writes (lane `k`'s word `j` at bit
+/// `4k + j`, before the active mask): all of them, except for a raw broadcast in mode
 /// *selective* (the texels of the lane's own kernel window, by the sideband's patch mapping
 /// [`patch_position`]; all of them for patch code 0) or *shared* (the source lane's four).
-pub fn keep_mask(sampler: u32) -> u16 {
+pub fn mode_keep_mask(sampler: u32) -> u16 {
     let s = Sampler::decode(sampler);
     match s.broadcast_mode() {
         Broadcast::All => 0xFFFF,
@@ -205,8 +241,12 @@ pub struct TexStats {
     /// The unit's counts (footprints, texel reads, filter active / idle footprints).
     pub counts: Counts,
     /// Texel register writes: one per active lane of a filtered or gather answer (one texel,
-    /// four words), four per active lane of a raw answer (four texels).
+    /// four words), four per active lane of a raw answer (four texels), less the words its
+    /// broadcast mode or [`duplicate_mask`] skips.
     pub reg_writes: u64,
+    /// Register writes a raw broadcast's mode would make but drops as duplicates of an earlier
+    /// sub-operation ([`duplicate_mask`]; `BroadcastResult::dup_dropped` of the frame model).
+    pub dup_dropped: u64,
 }
 
 /// The interpreter's ports with the texture answered by the golden model of the unit on one
@@ -255,6 +295,8 @@ impl<'a> TexEnv<'a> {
                 let active = (0..4).fold(0u16, |a, l| {
                     a | (((r.mask >> l & 1) as u16 * 0xF) << (4 * l))
                 });
+                let wanted = mode_keep_mask(r.sampler) & active;
+                self.stats.dup_dropped += (wanted & duplicate_mask(r.sampler)).count_ones() as u64;
                 (keep_mask(r.sampler) & active).count_ones() as u64
             }
             _ => (r.mask & 0xF).count_ones() as u64,
@@ -434,6 +476,129 @@ mod tests {
             },
         ] {
             assert_eq!(keep_mask(s.encode()), 0xFFFF, "{s:?}");
+        }
+    }
+
+    /// T9 in the core: the 19×1's three sub-operations (§A.7, `plan`) as raw broadcasts in
+    /// each mode write what the frame model's [`broadcast`] of the same raw answers writes
+    /// (160 / 76 / 40, duplicates dropped 16 / 8 / 4), each patch texel reaches a lane at
+    /// most once, and every lane holds its window (selective), the patch (all) or the quad
+    /// the patch once (shared); the 3×3 is unchanged (64 / 36 / 16, nothing dropped).
+    #[test]
+    fn overlapping_sub_operations_drop_duplicates_as_the_frame_model() {
+        use crate::models::texture::collective::{broadcast, patch_of, plan, Kernel};
+        let desc = TexDesc {
+            base: 0,
+            log2_w: 5,
+            log2_h: 4,
+            width: 32,
+            height: 16,
+            mips: 1,
+            srgb: false,
+            tiled: false,
+            wrap: [super::super::Wrap::Clamp; 2],
+            border: 0,
+            min_lod: -32768,
+            max_lod: 32767,
+            base_level: 0,
+        };
+        let mem: Vec<u32> = (0..512)
+            .map(|i| 0x0103_0507u32.wrapping_mul(i + 1))
+            .collect();
+        let modes = [Broadcast::All, Broadcast::Selective, Broadcast::Shared];
+        for (kernel, want) in [
+            (Kernel { w: 19, h: 1 }, [(160, 16), (76, 8), (40, 4)]),
+            (Kernel { w: 3, h: 3 }, [(64, 0), (36, 0), (16, 0)]),
+        ] {
+            let (patch, subs) = plan(kernel);
+            let ((pw, ph), _) = patch_of(kernel);
+            for (mode, (writes, dup)) in want.into_iter().enumerate() {
+                let mut env = TexEnv::new(desc, &mem);
+                let mut raw = Vec::new();
+                // per lane and patch texel: how often written, by which source lane
+                let mut got = [[0u32; 64]; 4];
+                let mut value = [[0u32; 64]; 4];
+                for &(subop, origins) in &subs {
+                    for (source, o) in origins.iter().enumerate() {
+                        let Some((ox, oy)) = *o else { continue };
+                        let sampler = Sampler {
+                            mode: 1,
+                            int_coords: true,
+                            broadcast: true,
+                            source: source as u32,
+                            patch,
+                            subop,
+                            comp: mode as u32,
+                            ..Sampler::default()
+                        }
+                        .encode();
+                        let mut coords = [[0u32; 2]; 4];
+                        coords[source] = [2 + ox, 5 + oy];
+                        let r = TexRequest {
+                            quad: 0,
+                            sampler,
+                            coords,
+                            mask: 0xF,
+                        };
+                        let req = unit_request(0, &r);
+                        let (ans, _, _) = sample(&desc, &mem, &req);
+                        raw.push((patch, subop, req.mask, ans.words));
+                        let words = env.answer(&r).0;
+                        let keep = keep_mask(sampler);
+                        for (lane, lane_words) in words.iter().enumerate() {
+                            for (k, &w) in lane_words.iter().enumerate() {
+                                if keep >> (4 * lane + k) & 1 == 1 {
+                                    let (px, py) = patch_position(patch, subop, source, k);
+                                    let i = (py * pw + px) as usize;
+                                    got[lane][i] += 1;
+                                    value[lane][i] = w;
+                                }
+                            }
+                        }
+                    }
+                }
+                let frame = broadcast(kernel, &raw, modes[mode]);
+                assert_eq!(
+                    (env.stats.reg_writes, env.stats.dup_dropped),
+                    (writes, dup),
+                    "{kernel:?} {:?}",
+                    modes[mode]
+                );
+                assert_eq!(
+                    (frame.reg_writes, frame.dup_dropped),
+                    (writes, dup),
+                    "frame model {kernel:?} {:?}",
+                    modes[mode]
+                );
+                let texel = |x: u32, y: u32| mem[((5 + y) * 32 + 2 + x) as usize];
+                for lane in 0..4usize {
+                    let (lx, ly) = ((lane & 1) as u32, (lane >> 1) as u32);
+                    for py in 0..ph {
+                        for px in 0..pw {
+                            let i = (py * pw + px) as usize;
+                            let in_window =
+                                px >= lx && px - lx < kernel.w && py >= ly && py - ly < kernel.h;
+                            let n = got[lane][i];
+                            match modes[mode] {
+                                Broadcast::All => assert_eq!(n, 1, "{kernel:?} all {lane}"),
+                                Broadcast::Selective => {
+                                    assert_eq!(n, in_window as u32, "{kernel:?} sel {lane}")
+                                }
+                                Broadcast::Shared => assert!(n <= 1),
+                            }
+                            if n == 1 {
+                                assert_eq!(value[lane][i], texel(px, py), "{kernel:?}");
+                            }
+                        }
+                    }
+                }
+                if modes[mode] == Broadcast::Shared {
+                    for i in 0..(pw * ph) as usize {
+                        let writers: u32 = got.iter().map(|lane| lane[i]).sum();
+                        assert_eq!(writers, 1, "shared {i}");
+                    }
+                }
+            }
         }
     }
 

@@ -58,7 +58,11 @@
 //! `gl_FragCoord` or the launch's integer registers, [`PixelInput`]) and the quad's top-left
 //! pixel. Before the first sample that needs a window: the window's footprints as raw broadcast
 //! `tex` (footprint `f`: fetching lane `f mod 4`, sub-operation `f / 4`, the patch code of §A.8
-//! when the patch is 4×4, 2×8 or 8×2), every lane receiving all four texels of each. In place of
+//! when the patch is 4×4, 2×8 or 8×2), every lane receiving all four texels of each; when the
+//! windows are a 19×1's (three one-row windows at columns `x0`, `x0 + 7`, `x0 + 14`), they are
+//! the sideband's strips (patch 3, sub-operations 1 ..= 3, footprint `j` fetched by lane `j`),
+//! the unit drops the second copy of the overlapping columns (`ABI.md`, duplicates), and a
+//! sample reads such a texel from the earlier strip's `tex` result. In place of
 //! each sample: the lane's texel word(s) chosen from the patch with three `sel` on its quad
 //! position, unpacked per channel and expanded to UNORM16 (`c·257`), blended for bilinear
 //! samples; the original's conversion and arithmetic follow unchanged.

@@ -10,14 +10,105 @@ use std::collections::HashMap;
 /// The sampler word of collective footprint `f` (raw, integer coordinates, broadcast from lane
 /// `f mod 4`, sub-operation `f / 4`, patch code `patch`, level `level`).
 pub fn footprint_word(f: u32, patch: u32, level: u32) -> u32 {
+    sideband_word(f % 4, patch, f / 4, level)
+}
+
+/// The sampler word of a raw broadcast from lane `source` with the sideband `(patch, subop)`
+/// at level `level`.
+fn sideband_word(source: u32, patch: u32, subop: u32, level: u32) -> u32 {
     1 | abi::TEX_INT_COORDS
         | 1 << 3
-        | (f % 4) << 4
+        | (source & 3) << 4
         | (patch & 3) << 6
-        | ((f / 4) & 3) << 8
+        | (subop & 3) << 8
         | abi::TEX_MIP_NEAREST
         | abi::TEX_EXPLICIT_LOD
         | abi::tex_lod((level.min(127) as i32) << 8)
+}
+
+/// The windows as the 19×1 strips of the sideband (§A.7, `ABI.md` "Sampled textures"): three
+/// one-row windows (patches 2 high) at columns `x0`, `x0 + 7`, `x0 + 14`, 8, 8 and 6 wide;
+/// per window its strip (sub-operation 1 ..= 3).
+fn strips(a: &Analysis) -> Option<Vec<u32>> {
+    let w = &a.windows;
+    if w.len() != 3 || w.iter().any(|v| v.h != 2 || v.y0 != w[0].y0) {
+        return None;
+    }
+    let x0 = w.iter().map(|v| v.x0).min()?;
+    w.iter()
+        .map(|v| {
+            let s = (v.x0 - x0) / 7;
+            let fits = (v.x0 - x0) % 7 == 0 && v.w == [8, 8, 6][s as usize];
+            fits.then_some(s as u32 + 1)
+        })
+        .collect::<Option<Vec<u32>>>()
+        .filter(|s| {
+            let mut s = s.clone();
+            s.sort();
+            s == [1, 2, 3]
+        })
+}
+
+/// The sampler words of every window's footprints (row order within a window): the 19×1
+/// strips when the windows are that layout ([`strips`]: footprint `j` of strip `s` fetched by
+/// lane `j`, the lane the sideband maps it to, so the unit drops the overlapping column's
+/// second copy, [`abi::tex_duplicate_texels`]); otherwise footprint `f` (counted over the
+/// windows in order) as [`footprint_word`], with patch code 0 where a patch code 3 would meet a
+/// sub-operation of 2 or more (a strip's sideband, whose duplicate rule another layout must
+/// not trigger).
+fn footprint_words(a: &Analysis) -> Vec<Vec<u32>> {
+    if let Some(strip) = strips(a) {
+        return a
+            .windows
+            .iter()
+            .zip(strip)
+            .map(|(w, s)| {
+                (0..w.footprints())
+                    .map(|j| sideband_word(j, 3, s, a.level))
+                    .collect()
+            })
+            .collect();
+    }
+    let mut f = 0u32;
+    a.windows
+        .iter()
+        .map(|w| {
+            (0..w.footprints())
+                .map(|_| {
+                    let patch = match (w.patch_code(), f / 4) {
+                        (3, s) if s >= 2 => 0,
+                        (p, _) => p,
+                    };
+                    f += 1;
+                    footprint_word(f - 1, patch, a.level)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Where each texel of the quad's patches (offsets from the quad's top-left pixel) is read:
+/// `(window, footprint, texel)` of the first footprint, in window order, whose answer writes
+/// it (a duplicate the unit drops is not a source).
+fn providers(a: &Analysis, words: &[Vec<u32>]) -> HashMap<(i32, i32), (usize, usize, usize)> {
+    let mut at = HashMap::new();
+    for (wi, w) in a.windows.iter().enumerate() {
+        let per_row = w.w / 2;
+        for (f, &word) in words[wi].iter().enumerate() {
+            let (fx, fy) = (
+                w.x0 + 2 * (f as u32 % per_row) as i32,
+                w.y0 + 2 * (f as u32 / per_row) as i32,
+            );
+            let dropped = abi::tex_duplicate_texels(word);
+            for k in 0..4 {
+                if dropped >> k & 1 == 0 {
+                    at.entry((fx + (k & 1) as i32, fy + (k >> 1) as i32))
+                        .or_insert((wi, f, k));
+                }
+            }
+        }
+    }
+    at
 }
 
 /// Statements being built.
@@ -117,10 +208,12 @@ pub fn rewrite(prog: &Program, a: &Analysis, kind: VariantKind, launch: &LaunchP
     let oy = b.alu(Opcode::Isub, &[py, qy], Ty::I32);
     let l = Lane { qx, qy, ox, oy };
     // per window: its footprints' four words, once fetched
+    let words = footprint_words(a);
+    let provider = providers(a, &words);
     let mut fetched: Vec<Option<Vec<[Value; 4]>>> = vec![None; a.windows.len()];
-    let mut next_fp = 0u32;
     let mut conv_sub: HashMap<Value, Value> = HashMap::new();
     let mut k = 0usize;
+    const QUAD: [(i32, i32); 4] = [(0, 0), (1, 0), (0, 1), (1, 1)];
     for s in body {
         let Stmt::Tex { .. } = s else {
             b.out.push(s);
@@ -128,21 +221,20 @@ pub fn rewrite(prog: &Program, a: &Analysis, kind: VariantKind, launch: &LaunchP
         };
         let sample = &a.samples[k];
         k += 1;
+        // fetch every window that writes a texel some lane reads for this sample
         for t in sample.taps() {
-            let wi = a.window_of(t);
-            if fetched[wi].is_none() {
-                fetched[wi] = Some(fetch_window(&mut b, a, wi, &l, &mut next_fp));
+            for (dx, dy) in QUAD {
+                let (wi, _, _) = provider[&(t.0 + dx, t.1 + dy)];
+                if fetched[wi].is_none() {
+                    fetched[wi] = Some(fetch_window(&mut b, a, wi, &words[wi], &l));
+                }
             }
         }
         // the lane's texel word at tap (tx, ty)
         let mut word = |b: &mut B, t: (i32, i32)| {
-            let wi = a.window_of(t);
-            let w = a.windows[wi];
-            let fps = fetched[wi].as_ref().expect("fetched above");
             let at = |dx: i32, dy: i32| {
-                let (x, y) = (t.0 + dx - w.x0, t.1 + dy - w.y0);
-                let f = (y / 2) as u32 * (w.w / 2) + (x / 2) as u32;
-                fps[f as usize][((x & 1) + 2 * (y & 1)) as usize]
+                let (wi, f, j) = provider[&(t.0 + dx, t.1 + dy)];
+                fetched[wi].as_ref().expect("fetched above")[f][j]
             };
             let top = b.sel(l.qx, at(1, 0), at(0, 0));
             let bot = b.sel(l.qx, at(1, 1), at(0, 1));
@@ -163,8 +255,9 @@ pub fn rewrite(prog: &Program, a: &Analysis, kind: VariantKind, launch: &LaunchP
     p
 }
 
-/// The broadcast raw fetches of window `wi`: footprint words in row order.
-fn fetch_window(b: &mut B, a: &Analysis, wi: usize, l: &Lane, next: &mut u32) -> Vec<[Value; 4]> {
+/// The broadcast raw fetches of window `wi` with the sampler words `words`: footprint values
+/// in row order.
+fn fetch_window(b: &mut B, a: &Analysis, wi: usize, words: &[u32], l: &Lane) -> Vec<[Value; 4]> {
     let w = a.windows[wi];
     let mut out = Vec::with_capacity(w.footprints() as usize);
     for j in 0..w.h / 2 {
@@ -174,10 +267,9 @@ fn fetch_window(b: &mut B, a: &Analysis, wi: usize, l: &Lane, next: &mut u32) ->
             let dst = [0; 4].map(|_| b.p.new_value(Ty::U32));
             b.out.push(Stmt::Tex {
                 dst,
-                sampler: footprint_word(*next, w.patch_code(), a.level),
+                sampler: words[(j * (w.w / 2) + i) as usize],
                 coord: [cx, cy],
             });
-            *next += 1;
             out.push(dst);
         }
     }
