@@ -6,7 +6,7 @@
 use crate::Failure;
 use clap::Args;
 use rendergen_gen::cosim::CosimEngine;
-use rendergen_gen::fuzz::reduce::{cosim_disagrees, reduce, Size};
+use rendergen_gen::fuzz::reduce::{build_fails_with, cosim_disagrees, reduce, Size};
 use rendergen_gen::fuzz::{check_batch, shrink, single_design, BatchStats, Disagreement, Engines};
 use std::time::Instant;
 
@@ -43,7 +43,8 @@ pub struct FuzzArgs {
     #[arg(long, default_value_t = 1)]
     iverilog_every: usize,
     /// On a Verilator or iverilog disagreement, delta-debug the design to the smallest netlist
-    /// on which that simulator still disagrees with the interpreter while the other agrees, and
+    /// on which that simulator still disagrees with the interpreter while the other agrees (or,
+    /// when the tool failed to build the design, still fails with the same message), and
     /// print its Verilog (use a small `--cycles` to keep each trial build quick).
     #[arg(long)]
     reduce: bool,
@@ -133,8 +134,9 @@ pub fn run(a: FuzzArgs) -> Result<(), Failure> {
     }
 }
 
-/// `--reduce`: delta-debugs the design of a Verilator or iverilog disagreement and prints the
-/// reduced netlist's Verilog and IR.
+/// `--reduce`: delta-debugs the design of a Verilator or iverilog disagreement (a wrong value,
+/// or a build failure: then the reduced design must still fail with the same message) and
+/// prints the reduced netlist's Verilog and IR.
 fn reduce_disagreement(d: &Disagreement, cycles: u64) {
     let (engine, other) = match d.engine.as_str() {
         "verilator" => (CosimEngine::Verilator, CosimEngine::Iverilog),
@@ -144,6 +146,10 @@ fn reduce_disagreement(d: &Disagreement, cycles: u64) {
             return;
         }
     };
+    if let Some(signature) = &d.fault {
+        reduce_fault(d, engine, signature);
+        return;
+    }
     let Some(index) = d.design else {
         println!("  --reduce: the disagreeing design is not known");
         return;
@@ -159,11 +165,41 @@ fn reduce_disagreement(d: &Disagreement, cycles: u64) {
     let r = reduce(&design, fails, |s| println!("  reduce: {s}"));
     println!(
         "  reduced in {:.0} s to {} ({engine} disagrees, {other} agrees, {cycles} cycles, stimulus \
-         seed {stim:#x}):\n{}",
+         seed {stim:#x}):",
         t.elapsed().as_secs_f64(),
         Size::of(&r),
-        rendergen_gen::verilog::emit_single(&r)
     );
+    print_design(&r);
+}
+
+/// `--reduce` of a build failure: the design of the batch that fails alone with the same
+/// fault, reduced while `engine`'s front end still fails with it.
+fn reduce_fault(d: &Disagreement, engine: CosimEngine, signature: &str) {
+    let fails = |x: &rendergen_hdl::Design| build_fails_with(x, engine, signature);
+    let (first, count) = d.batch;
+    let found = match d.design {
+        Some(i) => fails(&single_design(d.seed, i)).then_some(i),
+        None => (first..first + count).find(|&i| fails(&single_design(d.seed, i))),
+    };
+    let Some(index) = found else {
+        println!("  --reduce: no design of the batch alone fails with `{signature}`");
+        return;
+    };
+    let t = Instant::now();
+    let r = reduce(&single_design(d.seed, index), fails, |s| {
+        println!("  reduce: {s}")
+    });
+    println!(
+        "  design {index} reduced in {:.0} s to {} ({engine} still fails: `{signature}`):",
+        t.elapsed().as_secs_f64(),
+        Size::of(&r),
+    );
+    print_design(&r);
+}
+
+/// The Verilog and the IR of a reduced design.
+fn print_design(r: &rendergen_hdl::Design) {
+    println!("{}", rendergen_gen::verilog::emit_single(r));
     for m in &r.modules {
         println!("  IR of {} ({}):", m.name, m.params);
         for (i, n) in m.nodes.iter().enumerate() {

@@ -16,6 +16,7 @@
 
 mod iverilog;
 mod verilator;
+pub(crate) use verilator::COSIM_FLAGS;
 
 pub(crate) use iverilog::{build as iverilog_build, dut_ports, zero_state};
 pub(crate) use verilator::build as verilator_build;

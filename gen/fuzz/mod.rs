@@ -32,6 +32,7 @@ pub use generate::{fuzz_module, Spec};
 
 use crate::bench::{bench, BenchEngine, SplitMix64, HASH_INIT, HASH_PRIME};
 use crate::cosim::{cosim, CosimEngine, CosimError, Trace};
+use crate::tools::ToolError;
 use rendergen_hdl::bits::mask64;
 use rendergen_hdl::{Bits, Design, Sig};
 use rendergen_sim::{Eval, Simulator};
@@ -196,6 +197,10 @@ pub struct Disagreement {
     pub design: Option<usize>,
     /// What differs: the first mismatch (cycle, signal, values) or the hashes or the error.
     pub detail: String,
+    /// When the engine failed to build or run the design rather than computing other values:
+    /// the fault's signature ([`reduce::fault_signature`]), which `rendergen fuzz --reduce`
+    /// keeps while it reduces the design.
+    pub fault: Option<String>,
 }
 
 impl fmt::Display for Disagreement {
@@ -316,6 +321,7 @@ pub fn check_batch(
             engine: engine.into(),
             design,
             detail,
+            fault: None,
         })
     };
     let mut st = BatchStats {
@@ -431,9 +437,14 @@ pub fn check_batch(
         if let Err(e) = r {
             let design = match &e {
                 CosimError::Mismatch { signal, .. } => design_of(signal),
+                _ if n == 1 => Some(first),
                 _ => None,
             };
-            return Err(dis(&engine.to_string(), design, e.to_string()));
+            let mut d = dis(&engine.to_string(), design, e.to_string());
+            if let CosimError::Tool(ToolError::Failed { output, .. }) = &e {
+                d.fault = reduce::fault_signature(output);
+            }
+            return Err(d);
         }
     }
     Ok(st)

@@ -2,7 +2,8 @@
 //! disagrees, found by editing the elaborated IR (`rendergen_hdl::ir`) directly.
 //!
 //! [`reduce`] keeps a design for which a predicate holds ("Verilator still disagrees with the
-//! interpreter while iverilog agrees", [`cosim_disagrees`]) and tries, in turn:
+//! interpreter while iverilog agrees", [`cosim_disagrees`]; or "Verilator still fails to build
+//! it with the same message", [`build_fails_with`]) and tries, in turn:
 //! 1. dropping top outputs, one at a time;
 //! 2. replacing nodes by constant zero, in halving chunks (ddmin), every module of the
 //!    hierarchy (a child definition shared by several instances changes in all of them);
@@ -14,10 +15,14 @@
 //! simulate, emit or build (even by a panic) counts as "no longer disagrees".
 
 use super::run_recorded;
-use crate::cosim::{cosim, CosimEngine, CosimError};
+use crate::cosim::{cosim, CosimEngine, CosimError, COSIM_FLAGS};
+use crate::tools::{run_tool, write_design, WorkDir};
+use crate::verilog::top_name;
 use rendergen_hdl::ir::{Design, ModuleDef, NodeId, Op};
 use rendergen_hdl::Bits;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::process::Command;
+use std::time::Duration;
 
 /// Counts of what a design holds (to report a reduction).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -77,6 +82,77 @@ pub fn cosim_disagrees(
         cosim(design, &trace, engine),
         Err(CosimError::Mismatch { .. })
     ) && agree.iter().all(|&e| cosim(design, &trace, e).is_ok())
+}
+
+/// The signature of a tool failure: its first error line (`%Error`, `error:`, or `Internal
+/// Error`) with file names and positions removed, since a reduced design has other files and
+/// line numbers; for example `%Error: Internal Error: ../V3EmitCFunc.h:1031: Reduction over
+/// single bit value should have been folded` (Verilator 5.006 on design 1118 of seed 0xF022).
+/// `None` when the output holds no error line.
+pub fn fault_signature(output: &str) -> Option<String> {
+    let line = output.lines().find(|l| {
+        let l = l.trim_start();
+        l.starts_with("%Error") || l.contains("error:") || l.contains("Internal Error")
+    })?;
+    let words: Vec<&str> = line
+        .split_whitespace()
+        .filter(|w| !is_verilog_position(w))
+        .collect();
+    Some(words.join(" "))
+}
+
+/// `name.v:54:19:` and the like: a position in an emitted Verilog file.
+fn is_verilog_position(word: &str) -> bool {
+    match word.split_once(".v:") {
+        Some((_, rest)) => rest
+            .trim_end_matches(':')
+            .split(':')
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+        None => false,
+    }
+}
+
+/// The front end of `engine` on `design`'s Verilog, in a fresh directory: Verilator translates
+/// it to C++ with the co-simulation build's options (`--cc -O3` and
+/// `cosim::COSIM_FLAGS`; the C++ is not compiled), iverilog compiles it. Returns the tool's
+/// combined output when it fails, `None` when it succeeds.
+pub fn front_end_failure(design: &Design, engine: CosimEngine) -> Option<String> {
+    let dir = WorkDir::new("reduce").ok()?;
+    let files = write_design(design, dir.path()).ok()?;
+    let names: Vec<&str> = files.iter().map(|f| f.name.as_str()).collect();
+    let mut cmd = match engine {
+        CosimEngine::Verilator => {
+            let mut c = Command::new("verilator");
+            c.args(["--cc", "--top-module"])
+                .arg(top_name(design))
+                .args(["-Mdir", "obj", "--x-assign", "0", "--x-initial", "0"])
+                .args(["-Wno-fatal", "-Wno-lint", "-Wno-style", "-O3"])
+                .args(COSIM_FLAGS);
+            c
+        }
+        CosimEngine::Iverilog => {
+            let mut c = Command::new("iverilog");
+            c.args(["-g2005", "-o", "sim.vvp", "-s"])
+                .arg(top_name(design));
+            c
+        }
+    };
+    cmd.args(&names);
+    match run_tool(&mut cmd, dir.path(), Duration::from_secs(300)) {
+        Ok(f) if f.code == Some(0) => None,
+        Ok(f) => Some(f.combined()),
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// True when `engine`'s front end ([`front_end_failure`]) fails on `design` with a fault of
+/// signature `signature` ([`fault_signature`]): the predicate that reduces a tool crash, where
+/// [`cosim_disagrees`] reduces a wrong value. A trial that fails differently (an edit that
+/// made the Verilog illegal, another crash) is not interesting.
+pub fn build_fails_with(design: &Design, engine: CosimEngine, signature: &str) -> bool {
+    front_end_failure(design, engine)
+        .and_then(|out| fault_signature(&out))
+        .is_some_and(|s| s == signature)
 }
 
 /// The smallest design found that keeps `fails` true, starting from `design` (for which it
@@ -481,6 +557,25 @@ fn prune_module(m: &mut ModuleDef) {
 mod tests {
     use super::*;
     use rendergen_hdl::{cat, Design as D};
+
+    /// A fault's signature leaves out file names and positions (a reduced design has other
+    /// ones) and keeps the message; output without an error has none.
+    #[test]
+    fn fault_signatures_ignore_positions() {
+        let a = "%Error: Internal Error: fuzz_module_2.v:54:19: ../V3EmitCFunc.h:1031: \
+                 Reduction over single bit value should have been folded\n   54 |   assign mux22";
+        let b = "%Warning-WIDTH: x.v:3: ...\n%Error: Internal Error: fuzz_one.v:7:3: \
+                 ../V3EmitCFunc.h:1031: Reduction over single bit value should have been folded";
+        let want = "%Error: Internal Error: ../V3EmitCFunc.h:1031: Reduction over single bit \
+                    value should have been folded";
+        assert_eq!(fault_signature(a).as_deref(), Some(want));
+        assert_eq!(fault_signature(b).as_deref(), Some(want));
+        let other = "%Error: t.v:2:14: Value too wide for 32-bits expected in this context";
+        assert_ne!(fault_signature(other).as_deref(), Some(want));
+        assert_eq!(fault_signature("- V e r i l a t i o n   R e p o r t"), None);
+        assert!(is_verilog_position("fuzz_module_2.v:54:19:"));
+        assert!(!is_verilog_position("../V3EmitCFunc.h:1031:"));
+    }
 
     /// Pruning keeps the behaviour and drops what no output sees; the reducer finds the
     /// one node a predicate looks for.

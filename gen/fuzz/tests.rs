@@ -379,6 +379,33 @@ fn emitter_bugs_found_by_the_fuzzer() {
         })
         .unwrap(),
     ));
+    // Verilator 5.006 at -O3 crashed ("Internal Error: V3EmitCFunc.h:1031: Reduction over
+    // single bit value should have been folded") on the parity of the NOT of a 65-bit input
+    // that the parent drives with a zero extension of one bit (seed 0xF022, design 1118;
+    // reduced with `rendergen fuzz --reduce`, file in `gen/fuzz/known/`). The emitter now
+    // prints a parity of more than 64 bits as the parity of its 64-bit parts. Widths 65
+    // (one bit above a part), 128 and 200, and a wide constant parity.
+    fn not_parity_leaf(_: &mut rendergen_hdl::Module, _width: &u32, io: Vec<Sig>) -> Sig {
+        let (a, r) = (io[0], io[1]);
+        (!a).parity().mux(r, !r)
+    }
+    cases.push((
+        "the parity of a NOT of a one-bit zero extension, through a child module",
+        Design::build("not_zext_parity", |m| {
+            let b = m.input("b", 1);
+            let r = m.input("r", 44);
+            let mut outs = Vec::new();
+            for w in [65, 128, 200] {
+                let x = b.zext(w);
+                outs.push(m.child(&format!("w{w}"), &w, vec![x, r], not_parity_leaf));
+            }
+            let k = m.constant(Bits::from_words(&[0b1011, 0, 1], 130));
+            outs.push(k.parity());
+            outs.push(r.zext(100).parity());
+            m.output("o", cat(&outs));
+        })
+        .unwrap(),
+    ));
     let mut failed = Vec::new();
     for (what, d) in &cases {
         let (_, trace) = run_recorded(d, 16, 1);

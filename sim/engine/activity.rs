@@ -15,14 +15,17 @@
 //!   another group reads is *watched*: after the group runs, the value is compared with a
 //!   shadow copy, and if it changed, its consumer groups are marked active. Inputs and state
 //!   (register outputs, synchronous read data) are watched the same way at the start of each
-//!   settle. A group that reads a memory combinationally is activated when
-//!   a write port of that memory was enabled at the last edge.
+//!   settle — in generated code; the interpreter instead loads only the registers whose next
+//!   value or enable was recomputed, at the edge, and wakes the readers of those that changed
+//!   ([`reg_wake`](super::reg_wake)). A group that reads a memory combinationally is activated
+//!   when a write port of that memory was enabled at the last edge.
 //! * **Flags** are bits, 64 groups per word (GSIM): a settle tests 64 idle groups at once and
 //!   finds the next active one with `trailing_zeros`; a consumer list is stored as one mask
 //!   per flag word it touches.
 //! * **Cost on the per-cycle path**: a compare per state word (eight neighbouring one-word
-//!   sources at a time, `src_runs`), a test per 64 groups, a compare per watched value of each
-//!   group that ran — no allocation, hashing or dynamic dispatch.
+//!   sources at a time, `src_runs`; the interpreter: per register of a group that ran), a test
+//!   per 64 groups, a compare per watched value of each group that ran — no allocation,
+//!   hashing or dynamic dispatch.
 //!
 //! Reset needs no special case (reset values reach registers, which are watched); the
 //! observation program and the VCD read the values, which skipping never leaves stale: a value
@@ -33,6 +36,7 @@ use super::exec::{eval, Machine};
 use super::layout::{dests, wide_dest};
 use super::place_visit::wide_places;
 use super::program::{Ins, Place, Program, WideOp, NONE};
+use super::reg_wake::{self, RegWake};
 use super::schedule;
 
 /// Instructions per group: GSIM found 20–50 nodes per group a good balance between the cost of
@@ -76,12 +80,18 @@ pub(crate) struct Activity {
     pub acts: Vec<Act>,
     /// Words of the shadow vector.
     pub shadow_words: usize,
+    /// The interpreter's registers and non-register sources ([`reg_wake`](super::reg_wake):
+    /// registers wake their readers at the edge instead of through shadows).
+    pub wake: RegWake,
 }
 
 /// The run-time state: which groups must run (packed flags), the shadow copies, and counters.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ActState {
     pub active: Vec<u64>,
+    /// Groups evaluated since the last edge (packed like `active`): the edge loads only
+    /// their registers ([`reg_wake`](super::reg_wake)).
+    pub ran: Vec<u64>,
     pub shadow: Vec<u64>,
     /// Settles done and groups evaluated (for [`crate::engine::Simulator::activity`]).
     pub settles: u64,
@@ -98,6 +108,7 @@ impl Activity {
         }
         ActState {
             active: self.all_active(),
+            ran: vec![0; self.flag_words()],
             shadow,
             settles: 0,
             evaluated: 0,
@@ -143,72 +154,26 @@ fn activate(active: &mut [u64], acts: &[Act], (a, b): (u32, u32)) {
     }
 }
 
-/// Compares a watched value with its shadow; on a change, updates the shadow and activates the
-/// consumers.
-#[inline(always)]
-fn check(w: &Watch, v: &[u64], st: &mut ActState, acts: &[Act]) {
-    let (p, s) = (w.place as usize, w.shadow as usize);
-    if w.words == 1 {
-        if v[p] != st.shadow[s] {
-            st.shadow[s] = v[p];
-            activate(&mut st.active, acts, w.cons);
-        }
-    } else {
-        let n = w.words as usize;
-        if v[p..p + n] != st.shadow[s..s + n] {
-            st.shadow[s..s + n].copy_from_slice(&v[p..p + n]);
-            activate(&mut st.active, acts, w.cons);
-        }
-    }
-}
-
-/// Words of a source run compared at once (one vector compare).
-const CHUNK: usize = 8;
-
-/// Checks the sources: runs of one-word sources a chunk at a time (only a chunk that changed
-/// is looked at word by word), then the wide ones.
-#[inline(always)]
-fn sources(a: &Activity, v: &[u64], st: &mut ActState) {
-    for &(p, s, n, f) in &a.src_runs {
-        let (p, s, n, f) = (p as usize, s as usize, n as usize, f as usize);
-        let (vals, shadow) = (&v[p..p + n], &mut st.shadow[s..s + n]);
-        for (c, (x, y)) in vals.chunks(CHUNK).zip(shadow.chunks_mut(CHUNK)).enumerate() {
-            let differ = x.iter().zip(y.iter()).fold(0, |d, (x, y)| d | (x ^ y));
-            if differ == 0 {
-                continue;
-            }
-            for (k, (x, y)) in x.iter().zip(y.iter_mut()).enumerate() {
-                if x != y {
-                    *y = *x;
-                    let w = &a.sources[f + c * CHUNK + k];
-                    activate(&mut st.active, &a.acts, w.cons);
-                }
-            }
-        }
-    }
-    for &i in &a.wide_sources {
-        check(&a.sources[i as usize], v, st, &a.acts);
-    }
-}
-
 /// Settles the main program, evaluating only the active groups (lowest first; a group only
 /// activates later groups, so re-reading its flag word after each group sees them).
 pub(crate) fn settle(p: &Program, a: &Activity, m: &mut Machine, st: &mut ActState) {
     st.settles += 1;
-    sources(a, &m.v, st);
+    reg_wake::sources(&a.wake, a, &m.v, st);
     for fw in 0..st.active.len() {
         loop {
             let bits = st.active[fw];
             if bits == 0 {
                 break;
             }
-            st.active[fw] = bits & (bits - 1);
+            let low = bits & bits.wrapping_neg();
+            st.active[fw] = bits ^ low;
+            st.ran[fw] |= low;
             let g = fw * 64 + bits.trailing_zeros() as usize;
             let (start, end, w0, w1) = a.groups[g];
             st.evaluated += 1;
             eval(p, &p.main[start as usize..end as usize], m);
             for w in &a.watches[w0 as usize..w1 as usize] {
-                check(w, &m.v, st, &a.acts);
+                reg_wake::check(w, &m.v, st, &a.acts);
             }
         }
     }
@@ -507,5 +472,6 @@ pub(crate) fn analyse(
             _ => out.src_runs.push((w.place, w.shadow, 1, i as u32)),
         }
     }
+    out.wake = reg_wake::build(p, &out, &writer);
     Some(out)
 }

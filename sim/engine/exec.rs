@@ -56,11 +56,15 @@ pub(crate) fn select(s: u64, t: u64, f: u64) -> u64 {
     (t & m) | (f & !m)
 }
 
-/// Copies `n` words from `src` to `dst` within `v`; one word without a `memmove` call.
+/// Copies `n` words from `src` to `dst` within `v`.
 #[inline(always)]
 fn copy_words(v: &mut [u64], dst: usize, src: usize, n: usize) {
-    if n == 1 {
-        v[dst] = v[src];
+    if n <= 8 {
+        // Short blocks (most merged register blocks): a loop, not a `memmove` call. Sources
+        // and destinations never overlap (state places and combinational places are distinct).
+        for k in 0..n {
+            v[dst + k] = v[src + k];
+        }
     } else {
         v.copy_within(src..src + n, dst);
     }
@@ -188,6 +192,29 @@ pub(crate) fn eval(p: &Program, code: &[Ins], m: &mut Machine) {
 /// a combinational or input place, which the edge does not modify (the compiler stages state
 /// operands), so the order of updates cannot leak into the result.
 pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
+    edge_memories(p, m);
+    let v = &mut m.v[..];
+    for &(q, d, n) in &p.regs_plain {
+        copy_words(v, q as usize, d as usize, n as usize);
+    }
+    for r in &p.regs {
+        let on = r.en == NONE || v[r.en as usize] != 0;
+        if r.n == 1 {
+            // Enables follow random data: a select, not a branch.
+            let (q, d) = (r.q as usize, r.d as usize);
+            v[q] = select(on as u64, v[d], v[q]);
+        } else if on {
+            copy_words(v, r.q as usize, r.d as usize, r.n as usize);
+        }
+    }
+    if rst {
+        edge_resets(p, m);
+    }
+}
+
+/// The memory part of a clock edge: synchronous reads (read-first), then writes (later port
+/// wins).
+pub(crate) fn edge_memories(p: &Program, m: &mut Machine) {
     let v = &mut m.v[..];
     for r in &p.sync_reads {
         if r.en == NONE || v[r.en as usize] != 0 {
@@ -216,27 +243,17 @@ pub(crate) fn edge(p: &Program, m: &mut Machine, rst: bool) {
             }
         }
     }
-    for &(q, d, n) in &p.regs_plain {
-        copy_words(v, q as usize, d as usize, n as usize);
-    }
-    for r in &p.regs {
-        let on = r.en == NONE || v[r.en as usize] != 0;
-        if r.n == 1 {
-            // Enables follow random data: a select, not a branch.
-            let (q, d) = (r.q as usize, r.d as usize);
-            v[q] = select(on as u64, v[d], v[q]);
-        } else if on {
-            copy_words(v, r.q as usize, r.d as usize, r.n as usize);
-        }
-    }
-    if rst {
-        for r in &p.resets {
-            let (q, s, n) = (r.q as usize, r.value as usize, r.n as usize);
-            if n == 1 {
-                v[q] = p.reset_values[s];
-            } else {
-                v[q..q + n].copy_from_slice(&p.reset_values[s..s + n]);
-            }
+}
+
+/// Synchronous resets (the end of a clock edge with `rst` high).
+pub(crate) fn edge_resets(p: &Program, m: &mut Machine) {
+    let v = &mut m.v[..];
+    for r in &p.resets {
+        let (q, s, n) = (r.q as usize, r.value as usize, r.n as usize);
+        if n == 1 {
+            v[q] = p.reset_values[s];
+        } else {
+            v[q..q + n].copy_from_slice(&p.reset_values[s..s + n]);
         }
     }
 }

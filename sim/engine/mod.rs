@@ -43,6 +43,7 @@ mod names;
 pub(crate) mod place_visit;
 pub(crate) mod program;
 mod records;
+pub(crate) mod reg_wake;
 pub(crate) mod runs;
 pub(crate) mod schedule;
 pub(crate) mod simplify;

@@ -2,9 +2,10 @@
 
 use super::activity::{self, ActState};
 use super::compile::compile;
-use super::exec::{edge, eval, Machine};
+use super::exec::{edge, edge_memories, edge_resets, eval, Machine};
 use super::names::{named_signals, scope_path};
 use super::program::{Ins, Place, Program};
+use super::reg_wake;
 use super::*;
 use crate::vcd::{DumpSignal, SimDump, VcdFilter};
 use rendergen_hdl::bits::words_for;
@@ -125,6 +126,17 @@ impl Simulator {
                     a.src_runs.len(),
                     a.wide_sources.len(),
                     a.acts.len()
+                );
+                let w = &a.wake;
+                eprintln!(
+                    "interpreter edge: {} registers in {} entries ({} visited every edge); \
+                     {} one-word non-register sources in {} runs, {} wide",
+                    w.registers,
+                    w.regs.len(),
+                    w.regs.len() - w.always as usize,
+                    w.src_runs.iter().map(|r| r.2).sum::<u32>(),
+                    w.src_runs.len(),
+                    w.wide_sources.len()
                 );
             }
         }
@@ -423,10 +435,15 @@ impl Simulator {
         }
         if let Some(c) = &self.compiled {
             (c.edge)(&mut self.m.v, &mut self.m.mem, self.rst);
-        } else {
-            if let Some(a) = &self.prog.activity {
-                activity::before_edge(a, &self.m, &mut self.act);
+        } else if let Some(a) = &self.prog.activity {
+            activity::before_edge(a, &self.m, &mut self.act);
+            edge_memories(&self.prog, &mut self.m);
+            reg_wake::load_registers(&a.wake, a, &mut self.m, &mut self.act);
+            if self.rst {
+                edge_resets(&self.prog, &mut self.m);
+                reg_wake::after_reset(a, &mut self.act);
             }
+        } else {
             edge(&self.prog, &mut self.m, self.rst);
         }
         self.dirty = true;
