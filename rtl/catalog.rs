@@ -629,6 +629,22 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "tile_vertex",
+        doc: "tile engine vertex units: vertex launcher (warps of four vertices, r0 = index) and export sink writing the post-transform vertex buffer with zero fill and the position check (issue 13)",
+        params: &[
+            p("warps", 8, 2, 16, "warp slots of the core"),
+            p("regs", 64, 16, 256, "registers per lane of the core"),
+        ],
+        build: |v| {
+            crate::tile::vertex::tile_vertex_top(&crate::shader::ShaderCfg {
+                warps: v[0] as u32,
+                regs: v[1] as u32,
+                ..crate::shader::ShaderCfg::default()
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.

@@ -104,6 +104,23 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
             })?,
         ),
     };
+    // The vertex phases on the RTL's shader core, checked against the model's vertices.
+    let vertices = match a.engine {
+        EngineArg::Model => None,
+        EngineArg::Rtl => Some(
+            rendergen_gen::raster::vertex_rtl::render_vertices_rtl(
+                &frame,
+                &RtlOptions {
+                    max_cycles: a.max_cycles,
+                    ..RtlOptions::default()
+                },
+            )
+            .map_err(|e| Failure {
+                code: e.code,
+                message: e.message,
+            })?,
+        ),
+    };
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, frame.width, frame.height);
@@ -119,6 +136,9 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
         if let Some(r) = &rtl {
             doc["engine"] = "rtl".into();
             doc["rtl"] = rtl_json(&frame, r);
+            if let Some(v) = &vertices {
+                doc["rtl_vertex"] = rendergen_gen::raster::vertex_rtl::vertices_json(&frame, v);
+            }
         }
         println!("{doc:#}");
     } else if let Some(r) = &rtl {

@@ -13,6 +13,7 @@
 pub mod gltf;
 pub mod rtl;
 pub mod scene;
+pub mod vertex_rtl;
 
 use rendergen_shader_compiler::{compile, Compiled, Lang, Options, ShaderStage};
 use rendergen_sim::models::texture::TexDesc;

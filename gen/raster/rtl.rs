@@ -132,7 +132,7 @@ impl RtlReport {
     }
 }
 
-fn rt_format(f: Format) -> RtFormat {
+pub(super) fn rt_format(f: Format) -> RtFormat {
     match f {
         Format::Rgba8 => RtFormat::Rgba8,
         Format::Rgba16f => RtFormat::Rgba16f,
@@ -142,7 +142,7 @@ fn rt_format(f: Format) -> RtFormat {
 }
 
 /// Registers a program uses (its highest register + 1).
-fn regs_used(words: &[u64]) -> usize {
+pub(super) fn regs_used(words: &[u64]) -> usize {
     words
         .iter()
         .filter_map(|&w| Inst::decode(w).ok())

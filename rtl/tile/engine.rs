@@ -10,7 +10,8 @@
 //! ```
 //!
 //! # Ports
-//! * `list` (a tile's command list), `config_*` (the write-out's static configuration),
+//! * `vertex` (a mesh's vertices to shade, module section "Vertex shading"),
+//!   `list` (a tile's command list), `config_*` (the write-out's static configuration),
 //!   `mem_req`/`mem_resp` (the memory port, `mem_port.rs`).
 //! * `prog` (program words into the core's instruction memory, accepted while no warp runs:
 //!   the driver loads every program of the frame before the first tile — draw state `s`'s
@@ -27,6 +28,20 @@
 //!   and `image_error_at_*` (a fragment shader's first bad image load:
 //!   [`super::image_load::ImageError`] code; binding, x, y, sample), `issue` (a warp
 //!   instruction issued this clock), `frag_warps` and `ts_warps` (warps launched).
+//!
+//! # Vertex shading (`vertex.rs`)
+//! The `vertex` input stream ([`super::vertex::VertexCmd`], one per mesh: vertex count, the
+//! vertex program's first word, the post-transform buffer's base, the mesh's varyings and the
+//! pass's slots per record) drives `vertex_launch`: warps of four vertices (`r0` = index)
+//! into the same core, through a second `launch_mux` (`vertex_mux`, vertex launches win at a
+//! launch boundary). While a command is held (`vertex_valid`) the core's exports and `done`s
+//! go to `vertex_exports`, which writes each vertex's record (position, `S` varying slots,
+//! zeros where nothing was exported) as 16-byte bursts; its writes join the core's loads and
+//! stores in `vertex_merge` (a `mem_merge`) ahead of `core_merge`. The command's transfer
+//! means the mesh's vertices are all in memory. Phases run in sequence: the driver offers the
+//! vertex commands of a pass before its first tile list. Outputs: `vertex_fault` and
+//! `vertex_fault_pc` (the first vertex warp's error), `vertex_no_position` and
+//! `vertex_no_position_addr` (a vertex without a vec4 position: its record's address).
 //!
 //! # The special port
 //! The core's `spec` requests of tile-shader warps (while a RESOLVE runs: from its launch to
@@ -59,6 +74,9 @@ use super::frag::{frag_launch, FragIn};
 use super::image_load::{image_load, ImageCfg, ImageLoadIn, ImageTable};
 use super::mem_port::MemResp;
 use super::tile_shader::{spec_bridge, ts_launcher, SpecIn, TsLauncherIn};
+use super::vertex::{
+    vertex_exports, vertex_launch, VertexCmd, VertexExportsIn, VertexLaunchIn, VertexLaunchOut,
+};
 use super::writeout::{WoConfig, WoFlags};
 use super::{BlendBits, PixelReq, TsReq};
 use crate::shader::{
@@ -172,6 +190,16 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         ts_launcher,
     );
     let launch = launch_mux(m, frag.launch, ts.launch);
+    // Vertex launches (`vertex.rs`) win at a launch boundary.
+    let (vtx, vtx_retired, vtx_idle) = vertex_launcher(m, fc, launch_slot);
+    let VertexLaunchOut {
+        launch: vtx_launch,
+        launched: vtx_launched,
+        active: to_vtx,
+        varyings: vtx_varyings,
+        slots: vtx_slots,
+    } = vtx;
+    let launch = m.block("vertex_mux", |m| launch_mux(m, launch, vtx_launch));
     core.connect_stream("launch", launch);
     let prog = m.input_stream::<ProgWrite>(
         "prog",
@@ -197,8 +225,11 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         .output_stream::<DoneRec>(m, "done", &done_shape)
         .split();
     let to_ts = ts_active.q() | tl_v;
-    let (frag_done, frag_done_ready) = Stream::offer(m, "frag_done", dv & !to_ts, d.clone());
-    dr.drive(to_ts | frag_done_ready);
+    let (frag_done, frag_done_ready) =
+        Stream::offer(m, "frag_done", dv & !to_ts & !to_vtx, d.clone());
+    let (vtx_done, vtx_done_ready) =
+        Stream::offer(m, "vertex_done", dv & !to_ts & to_vtx, d.clone());
+    dr.drive(to_ts | to_vtx.mux(vtx_done_ready, frag_done_ready));
     let ts_done_fire = m.wire("ts_done_fire", 1);
     let ts_warp_done = dv & to_ts;
     let ts_fault = m.reg("ts_fault", 4).reset(0);
@@ -216,6 +247,32 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         data: vec![32; 4],
     };
     let export = core.output_stream::<ExportRec>(m, "export", &export_shape);
+    // Vertex warps' exports go to the vertex sink, the others to the fragment side.
+    let (xv, x, xr) = export.split();
+    let (export, frag_export_ready) = Stream::offer(m, "frag_export", xv & !to_vtx, x.clone());
+    let (vtx_export, vtx_export_ready) = Stream::offer(m, "vertex_export", xv & to_vtx, x);
+    xr.drive(to_vtx.mux(vtx_export_ready, frag_export_ready));
+    let (vtx_mem_resp, vtx_mem_resp_plug) =
+        m.io_loop::<Stream<MemResp>>("vertex_mem_resp", &MemResp::SHAPE);
+    let sink = m.child(
+        "vertex_exports",
+        &fc.core,
+        VertexExportsIn {
+            launched: vtx_launched,
+            export: vtx_export,
+            done: vtx_done,
+            mem_resp: vtx_mem_resp,
+            varyings: vtx_varyings,
+            slots: vtx_slots,
+        },
+        vertex_exports,
+    );
+    vtx_retired.drive(sink.retired);
+    vtx_idle.drive(sink.idle);
+    m.output("vertex_fault", sink.fault);
+    m.output("vertex_fault_pc", sink.fault_pc);
+    m.output("vertex_no_position", sink.no_position);
+    m.output("vertex_no_position_addr", sink.no_position_addr);
     let blend: Vec<BlendBits> = (0..tc.formats.len())
         .map(|rt| m.input_bundle(&format!("blend_{rt}"), &BlendBits::SHAPE))
         .collect();
@@ -334,6 +391,19 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         core_mem,
     );
     core.connect_stream("ldg_resp", cm.ldg_resp);
+    // The vertex sink's writes join the core's loads and stores (`vertex_merge`).
+    let (vtx_side_resp, vtx_side_plug) =
+        m.io_loop::<Stream<MemResp>>("vertex_side_resp", &MemResp::SHAPE);
+    let vtx_side = m.child(
+        "vertex_merge",
+        &(),
+        MergeIn {
+            backend: cm.mem_req,
+            core: sink.mem_req,
+            mem_resp: vtx_side_resp,
+        },
+        mem_merge,
+    );
     // The core's loads and stores and the image loads share one side of the port.
     let (core_side_resp, core_side_plug) =
         m.io_loop::<Stream<MemResp>>("core_side_resp", &MemResp::SHAPE);
@@ -341,13 +411,15 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         "core_merge",
         &(),
         MergeIn {
-            backend: cm.mem_req,
+            backend: vtx_side.mem_req,
             core: img.mem_req,
             mem_resp: core_side_resp,
         },
         mem_merge,
     );
-    cm_resp_plug.connect(core_side.backend_resp);
+    cm_resp_plug.connect(vtx_side.backend_resp);
+    vtx_mem_resp_plug.connect(vtx_side.core_resp);
+    vtx_side_plug.connect(core_side.backend_resp);
     img_mem_resp_plug.connect(core_side.core_resp);
     let mem_resp = m.input_stream("mem_resp", &MemResp::SHAPE);
     let merged = m.child(
@@ -409,6 +481,30 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         m.output(&format!("bytes_{k}"), b);
     }
     m.output("issue", core.output("issue"));
+}
+
+/// The vertex launcher (`vertex.rs`) on the engine's `vertex` input stream, with the wires
+/// of its loop to the export sink (`retired`, `idle`).
+fn vertex_launcher(
+    m: &mut Module,
+    fc: &FragCfg,
+    launch_slot: Sig,
+) -> (VertexLaunchOut, rendergen_hdl::Wire, rendergen_hdl::Wire) {
+    let cmd = m.input_stream("vertex", &VertexCmd::SHAPE);
+    let retired = m.wire("vertex_retired", 1);
+    let idle = m.wire("vertex_idle", 1);
+    let out = m.child(
+        "vertex_launch",
+        &fc.core,
+        VertexLaunchIn {
+            cmd,
+            launch_slot,
+            retired: retired.sig(),
+            idle: idle.sig(),
+        },
+        vertex_launch,
+    );
+    (out, retired, idle)
 }
 
 /// The tile engine top (catalogue `tile_engine`; ports in the module docs).

@@ -52,6 +52,7 @@ pub mod raster;
 pub mod resolve;
 pub mod tile_shader;
 pub mod top;
+pub mod vertex;
 pub mod writeout;
 
 use rendergen_hdl::{clog2, Bundle, Module, Sig};

@@ -14,6 +14,7 @@ mod geometry_clip;
 mod image_load;
 mod memory;
 mod raster;
+mod vertex;
 mod writeout;
 
 use rendergen_hdl::{Bundle, Leaves, PortPath};

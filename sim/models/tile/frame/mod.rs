@@ -256,6 +256,9 @@ pub struct PassResult {
     pub cycles_geometry: u64,
     /// The binned triangles in primitive order (the input of the RTL geometry front end).
     pub triangles: Vec<BinnedTriangle>,
+    /// Per mesh, its shaded vertices in index order: the post-transform vertex buffer
+    /// (position, then the pass's most varying slots, unexported words 0).
+    pub clip_vertices: Vec<Vec<ClipVertex>>,
 }
 
 impl PassResult {
@@ -495,6 +498,7 @@ pub fn run_pass_with_progress(
         }
         res.vertices += count as u64;
         let idx = mem.read_words(base + index_offset, m.indices.len())?;
+        res.clip_vertices.push(verts.clone());
         for (ti, t) in idx.chunks_exact(3).enumerate() {
             res.triangles_in += 1;
             res.cycles_geometry += 1;
