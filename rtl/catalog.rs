@@ -645,6 +645,48 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "geom_fetch",
+        doc: "index fetch and primitive assembly: index buffer and post-transform vertices read through the memory port, index range check (issue 13 geometry)",
+        params: &[
+            pr("slots", 2, crate::tile::geometry::fetch::SLOTS, "vec4 varying slots per vertex"),
+            pr("outstanding", 8, crate::tile::geometry::fetch::OUTSTANDING, "memory reads in flight"),
+        ],
+        build: |v| {
+            crate::tile::geometry::fetch::geom_fetch_top(&crate::tile::geometry::fetch::FetchCfg {
+                slots: v[0] as u32,
+                outstanding: v[1] as u32,
+            })
+        },
+        constraint: None,
+    },
+    GeneratorSpec {
+        name: "tile_frontend",
+        doc: "tile engine geometry front end from shaded vertices in memory: index fetch, near-plane clipping, viewport, setup/cull, primitive ids, primitive data, tiler with RESOLVEs, per-tile lists (issue 13 geometry)",
+        params: &[
+            pr("slots", 2, crate::tile::geometry::fetch::SLOTS, "vec4 varying slots per vertex"),
+            pr("outstanding", 8, crate::tile::geometry::fetch::OUTSTANDING, "fetch reads in flight"),
+            p("planes", 5, 1, 9, "planes TILE_BEGIN clears (colour targets + depth)"),
+            pow2("bin_words", 512, 32..=65536, "64-bit words of a tile's list bin"),
+            pow2("max_tiles", 4096, 1..=65536, "tiles the list writer tracks"),
+            p("div_steps", 4, 1, 8, "quotient bits per clock of the depth-plane divider"),
+        ],
+        build: |v| {
+            crate::tile::geometry::frontend::tile_frontend_top(&crate::tile::geometry::frontend::FrontCfg {
+                fetch: crate::tile::geometry::fetch::FetchCfg {
+                    slots: v[0] as u32,
+                    outstanding: v[1] as u32,
+                },
+                geom: crate::tile::geometry::GeomCfg {
+                    planes: v[2] as u32,
+                    bin_words: v[3] as u32,
+                    max_tiles: v[4] as u32,
+                    div_steps: v[5] as u32,
+                },
+            })
+        },
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.

@@ -11,6 +11,8 @@ mod engine;
 mod frag;
 mod geometry;
 mod geometry_clip;
+mod geometry_fetch;
+mod geometry_frontend;
 mod image_load;
 mod memory;
 mod raster;

@@ -3,7 +3,7 @@
 //! `setup::setup` (edge constants at the tile origin, quad bounding box, off-tile test, the
 //! depth constant) and the encoded `DRAW`.
 use super::div::{geom_div, DivCfg, DivIn, DivReq};
-use super::{DrawCmd, GeomCfg, SetupTri, DRAW_WORDS, KIND_TRIANGLE, TILE_BITS};
+use super::{DrawCmd, GeomCfg, SetupTri, DRAW_WORDS, KIND_RESOLVE, KIND_TRIANGLE, TILE_BITS};
 use crate::tile::EDGE_BITS;
 use rendergen_hdl::{cat, name_lets, HwEnum, Io, Module, Sig, Stream};
 
@@ -182,7 +182,10 @@ pub fn geom_bin(m: &mut Module, cfg: &GeomCfg, i: BinIn) -> BinOut {
         t.state,
         m.lit(2, 8),
     ]);
-    let mut words = vec![w0];
+    // A RESOLVE (`KIND_RESOLVE`): its one word, `OP_RESOLVE | xt << 8 | yt << 16 | program << 32`.
+    let is_resolve = t.kind.eq(KIND_RESOLVE);
+    let resolve_word = cat(&[t.prim.zext(32), t.rw[0].bits(15, 0).zext(24), m.lit(3, 8)]);
+    let mut words = vec![is_resolve.mux(resolve_word, w0)];
     for (k, e) in t.edge.iter().enumerate() {
         words.push(cat(&[t.rw[k].bits(15, 0), e.b, e.a]));
     }
@@ -226,13 +229,16 @@ pub fn geom_bin(m: &mut Module, cfg: &GeomCfg, i: BinIn) -> BinOut {
     let mut st = |v: BinState| m.enum_const(v);
     let after_tile = all_done.mux(st(BinState::Idle), st(BinState::Tile));
     let next = start.mux(
-        is_tri.mux(st(BinState::SlopeX), st(BinState::Marker)),
+        is_tri.mux(
+            st(BinState::SlopeX),
+            is_resolve.mux(st(BinState::Tile), st(BinState::Marker)),
+        ),
         (in_slope_x & answered).mux(
             st(BinState::SlopeY),
             (in_slope_y & answered).mux(
                 st(BinState::Tile),
                 (testing & !off_tile).mux(
-                    st(BinState::Depth),
+                    is_resolve.mux(st(BinState::Emit), st(BinState::Depth)),
                     (in_depth & answered).mux(
                         st(BinState::Emit),
                         next_tile.mux(after_tile, (marker & draw_ready).mux(st(BinState::Idle), s)),

@@ -32,8 +32,9 @@
 //! # Primitive ids
 //! `prim` and the state are copied from the input triangle to each of its output triangles,
 //! so both halves of a clipped quad share an id. The frame model numbers the triangles it
-//! keeps after clipping *and* culling (`run_pass`'s `pi`), so when this unit is put in front
-//! of `geom_setup` the id has to be assigned after setup's culling (not built).
+//! keeps after clipping *and* culling (`run_pass`'s `pi`): in
+//! [`tile_frontend`](super::frontend::tile_frontend) the id is assigned after setup's culling
+//! (`fe_assign`).
 //!
 //! # Differences from the model (documented limits)
 //! `fp_fma` flushes subnormal operands and results (D6), the host does not: a lerp whose

@@ -1,7 +1,9 @@
 //! `geom_lists`: the per-tile command lists in memory: `TILE_BEGIN` into every bin when a frame
 //! begins, each `DRAW` appended to its tile's bin, `END_TILE` into every bin when the frame
 //! ends; then each list's address and length for the back end.
-use super::{DrawCmd, FrameCfg, GeomCfg, DRAW_WORDS, KIND_BEGIN, KIND_END, TILE_BITS};
+use super::{
+    DrawCmd, FrameCfg, GeomCfg, DRAW_WORDS, KIND_BEGIN, KIND_END, KIND_RESOLVE, TILE_BITS,
+};
 use crate::tile::cmd::{TileList, LIST_WORDS_BITS};
 use crate::tile::mem_port::{MemReq, MemResp, MEM_ADDR_BITS, MEM_BEATS_BITS, MEM_DATA_BITS};
 use rendergen_hdl::{cat, clog2, name_lets, HwEnum, Io, Module, Sig, Stream};
@@ -151,13 +153,16 @@ pub fn geom_lists(m: &mut Module, cfg: &GeomCfg, i: ListsIn) -> ListsOut {
     let in_begin = s.is(ListsState::Begin);
     let in_draw_write = s.is(ListsState::DrawWrite);
     let in_end_write = s.is(ListsState::EndWrite);
-    let fits = (level.zext(fill_bits + 1) + (DRAW_WORDS as u64 + 1))
+    // A RESOLVE is one word, a DRAW ten; either must leave room for END_TILE.
+    let is_resolve = d.kind.eq(KIND_RESOLVE);
+    let cmd_words = is_resolve.mux(m.lit(1, 5), m.lit(DRAW_WORDS as u64, 5));
+    let fits = (level.zext(fill_bits + 1) + cmd_words.zext(fill_bits + 1) + 1u64)
         .le(m.lit(u64::from(cfg.bin_words), fill_bits + 1));
     let load = writing & !active.q() & (!in_draw_write | fits);
     let dropped = in_draw_write & !active.q() & !fits;
     let words_now = in_begin.mux(
         m.lit(1 + planes, 5),
-        in_draw_write.mux(m.lit(DRAW_WORDS as u64, 5), m.lit(1, 5)),
+        in_draw_write.mux(cmd_words, m.lit(1, 5)),
     );
     let start_word = bin_word
         + in_begin
@@ -176,7 +181,7 @@ pub fn geom_lists(m: &mut Module, cfg: &GeomCfg, i: ListsIn) -> ListsOut {
     // New fill levels.
     let new_level = in_begin.mux(
         m.lit(1 + planes, fill_bits),
-        in_draw_write.mux(level + DRAW_WORDS as u64, level + 1u64),
+        in_draw_write.mux(level + cmd_words.zext(fill_bits), level + 1u64),
     );
     fill.write(cmd_done, at, new_level);
 

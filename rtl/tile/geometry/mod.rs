@@ -19,8 +19,9 @@
 //! the primitive id and the raster state (cull mode, front face, depth op and write). Frame
 //! markers on the same stream keep the order: `kind` 1 begins a frame (each tile's list gets
 //! its `TILE_BEGIN` clearing every plane with the `cfg_clear` values), `kind` 2 ends it (each
-//! list gets `END_TILE` and is offered on `list`). Clip-space input (near-plane clipping in
-//! binary32 and the viewport transform) and index fetch are not built (see the README).
+//! list gets `END_TILE` and is offered on `list`). The whole chain from shaded vertices in
+//! memory (index fetch, near-plane clipping, viewport, ids after rejects, primitive data,
+//! `RESOLVE`s) is [`frontend::tile_frontend`].
 //!
 //! # Lists in memory
 //! Tile `t = ty·tiles_x + tx` owns the bin `cfg_base + t·8·bin_words` (bytes; `cfg_base` a
@@ -32,6 +33,8 @@
 pub mod bin;
 pub mod clip;
 pub mod div;
+pub mod fetch;
+pub mod frontend;
 pub mod lists;
 pub mod setup;
 
@@ -65,6 +68,9 @@ pub const KIND_TRIANGLE: u64 = 0;
 pub const KIND_BEGIN: u64 = 1;
 /// `kind` of the frame-end marker.
 pub const KIND_END: u64 = 2;
+/// `kind` of a `RESOLVE` (after `geom_setup`: a [`SetupTri`] whose bounding box is the
+/// resolve's rectangle, `prim` the program and `rw[0]` `xthreads | ythreads << 8`).
+pub const KIND_RESOLVE: u64 = 3;
 
 /// Parameters of [`tile_geometry_top`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

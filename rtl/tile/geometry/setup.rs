@@ -66,7 +66,19 @@ pub struct KeptTri<T = Sig> {
     pub tri: SetupTri<T>,
     /// Sent on (a marker, or a triangle not rejected).
     pub keep: T,
+    /// Why a triangle is rejected, in the model's order of tests: [`REASON_KEPT`],
+    /// [`REASON_OUT_OF_RANGE`], [`REASON_DEGENERATE`] or [`REASON_CULLED`] (2 bits).
+    pub reason: T,
 }
+
+/// [`KeptTri::reason`]: kept (or a marker).
+pub const REASON_KEPT: u64 = 0;
+/// [`KeptTri::reason`]: a vertex outside the guard band (`Reject::OutOfRange`).
+pub const REASON_OUT_OF_RANGE: u64 = 1;
+/// [`KeptTri::reason`]: zero area (`Reject::Degenerate`).
+pub const REASON_DEGENERATE: u64 = 2;
+/// [`KeptTri::reason`]: culled by the face test (`Reject::Culled`).
+pub const REASON_CULLED: u64 = 3;
 
 fn guard(m: &mut Module, v: Sig) -> Sig {
     let lim = (1u64 << (GUARD_BITS - 1)) - 1;
@@ -77,7 +89,7 @@ fn guard(m: &mut Module, v: Sig) -> Sig {
 
 /// Guard band and `s = (x1 − x0)(y2 − y0) − (y1 − y0)(x2 − x0)`.
 #[name_lets]
-fn setup_area(m: &mut Module, p: GeomPrim) -> AreaStage {
+pub(super) fn setup_area(m: &mut Module, p: GeomPrim) -> AreaStage {
     let mut out_of_range = m.lit(0, 1);
     for v in p.x.iter().chain(p.y.iter()) {
         out_of_range = out_of_range | guard(m, *v);
@@ -107,7 +119,7 @@ fn setup_area(m: &mut Module, p: GeomPrim) -> AreaStage {
 
 /// Facing, culling, edges, bounding box and depth numerators.
 #[name_lets]
-fn setup_edges(_m: &mut Module, d: AreaStage) -> KeptTri {
+pub(super) fn setup_edges(m: &mut Module, d: AreaStage) -> KeptTri {
     let p = d.prim;
     let s = d.s;
     let degenerate = !s.any();
@@ -172,5 +184,12 @@ fn setup_edges(_m: &mut Module, d: AreaStage) -> KeptTri {
             depth_write: p.depth_write,
         },
         keep,
+        reason: (is_tri & d.out_of_range).mux(
+            m.lit(REASON_OUT_OF_RANGE, 2),
+            (is_tri & degenerate).mux(
+                m.lit(REASON_DEGENERATE, 2),
+                (is_tri & culled).mux(m.lit(REASON_CULLED, 2), m.lit(REASON_KEPT, 2)),
+            ),
+        ),
     }
 }

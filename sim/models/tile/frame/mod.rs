@@ -257,7 +257,9 @@ pub struct PassResult {
     /// The binned triangles in primitive order (the input of the RTL geometry front end).
     pub triangles: Vec<BinnedTriangle>,
     /// Per mesh, its shaded vertices in index order: the post-transform vertex buffer
-    /// (position, then the pass's most varying slots, unexported words 0).
+    /// (position, then the pass's most varying slots, unexported words 0;
+    /// `vary` has `4·slots_max` words), which the RTL's vertex phase writes and its index
+    /// fetch reads.
     pub clip_vertices: Vec<Vec<ClipVertex>>,
 }
 
