@@ -135,6 +135,10 @@ pub fn bench_replay(
         message: m,
     })?;
     let cycles = stim.cycles();
+    // The external engines run in a work directory of their own: a relative path would name
+    // nothing there (`--replay texture.stim` failed with "stimulus file: NotFound").
+    let absolute = std::path::absolute(file).map_err(ToolError::Io)?;
+    let file = absolute.as_path();
     let run = match engine {
         BenchEngine::Rust => replay_rust(design, Eval::Full, stim)?,
         BenchEngine::RustActive => replay_rust(design, Eval::Active, stim)?,

@@ -12,8 +12,9 @@
 //! A value stays in the array (is *pinned*) when it is an input or output, a named signal
 //! (`peek_signal`, VCD), read by the observation program or the clock edge (register, memory
 //! and reset inputs), watched by activity-aware evaluation, written or read by a loop over
-//! places (a run or a table-driven batch), written by a multi-word operation, written twice,
-//! or read in another function than the one that writes it.
+//! places (a run or a table-driven batch), written by a multi-word operation, written by two
+//! functions, or read in another function than the one that writes it. (A place one function
+//! writes several times, a concatenation chain built in place, can be a local.)
 
 use crate::engine::layout::wide_dest;
 use crate::engine::place_visit::wide_places;
@@ -289,7 +290,10 @@ pub(super) fn locals(p: &Program, fns: &[Vec<Item>], mut pinned: Vec<bool>) -> L
     }
     for (d, f, indexed) in writes {
         let d = d as usize;
-        if indexed || def[d] != NO {
+        // A place written several times by one function (a concatenation chain built in
+        // place) is a local like any other: the writes stay in program order, and the
+        // optimiser makes each one a new SSA value instead of a store and a reload.
+        if indexed || (def[d] != NO && def[d] != f) {
             pinned[d] = true;
         }
         def[d] = f;
