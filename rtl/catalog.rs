@@ -517,6 +517,10 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             e.frag.core.imem_depth = v[5] as u32;
             e.frag.entry_log2 = v[6] as u32;
             e.uniform_bits = v[7] as u32;
+            e.texture = (v[8] > 0).then(|| crate::tile::texture::EngineTexCfg {
+                states: v[8] as u32,
+                ..Default::default()
+            });
             crate::tile::engine::tile_engine_top(&e)
         },
         constraint: Some(tile_constraint),
@@ -687,6 +691,13 @@ pub static GENERATORS: &[GeneratorSpec] = &[
         },
         constraint: None,
     },
+    GeneratorSpec {
+        name: "tex_line_port",
+        doc: "the tile engine's texture line port (issue 13): a texture-unit line fill as four narrow reads on the engine's memory port",
+        params: &[pr("fills", 8, crate::texture::MAX_FILLS, "lines in flight")],
+        build: |v| crate::tile::texture::tex_line_port_top(v[0] as u32),
+        constraint: None,
+    },
 ];
 
 /// Parameters of `tile_engine`: the tile tops' then the core's and the program slots.
@@ -727,6 +738,13 @@ const TILE_ENGINE_PARAMS: &[ParamSpec] = &[
         4,
         16,
         "uniform memory: 2^uniform_bits words",
+    ),
+    p(
+        "tex_states",
+        4,
+        0,
+        16,
+        "texture descriptors (draw states that sample); 0: no texture unit",
     ),
 ];
 
@@ -796,6 +814,7 @@ const LINT_OVERRIDES: &[(&str, &[&str])] = &[
             "imem_depth=16",
             "entry_log2=3",
             "uniform_bits=4",
+            "tex_states=1",
         ],
     ),
     ("texture_unit", &["max_log2=4", "cache_lines=4"]),

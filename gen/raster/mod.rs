@@ -602,6 +602,9 @@ pub fn render_rtl(
                 sum.3 += wr;
             }
         }
+        if let Some(t) = &r.texture {
+            report.texture.get_or_insert_with(Default::default).add(t);
+        }
         previous = r.surfaces.clone();
         report.surfaces.extend(r.surfaces);
     }
@@ -641,6 +644,20 @@ pub fn rtl_json(frame: &Frame, r: &rtl::RtlReport) -> serde_json::Value {
         "instructions": r.issued,
         "bytes_by_class": classes.into_iter().map(|(k, (rd, wr))| (k, serde_json::json!({ "read": rd, "written": wr }))).collect::<serde_json::Map<_, _>>(),
         "regions": r.regions.iter().map(|(n, c, rd, wr)| serde_json::json!({ "name": n, "class": c, "read_bytes": rd, "written_bytes": wr })).collect::<Vec<_>>(),
+        "texture": r.texture.as_ref().map(|t| {
+            let model_read: u64 = frame.memory.regions().iter().filter(|g| g.class == "textures").map(|g| g.read_bytes).sum();
+            let rtl_read: u64 = r.regions.iter().filter(|g| g.1 == "textures").map(|g| g.2).sum();
+            serde_json::json!({
+                "requests": t.requests,
+                "footprints": t.footprints,
+                "cache_hits": t.cache_hits,
+                "line_fills": t.line_fills,
+                "descriptor_switches": t.switches,
+                "rtl_read_bytes": rtl_read,
+                "model_read_bytes": model_read,
+                "note": "the RTL's texture unit reads 16-byte line fills through its cache; the frame model counts 4 bytes per texel read (no cache): the textures class differs, every other region equals the model's",
+            })
+        }),
         "tiles": r.tiles.iter().map(|t| serde_json::json!({
             "tile": [t.tile.0, t.tile.1],
             "cycles": { "total": t.cycles, "fragment": t.fragment(), "drain": t.drain, "tile_shader": t.tile_shader, "writeout": t.writeout },

@@ -27,10 +27,12 @@ use rendergen_rtl::tile::cmd::CmdState;
 use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
 use rendergen_rtl::tile::frag::{fragment_prologue, relocate, FragCfg, SCRATCH_REGS};
 use rendergen_rtl::tile::image_load::{ImageError, ImageFormat};
+use rendergen_rtl::tile::texture::{EngineTexCfg, TEX_STATES};
 use rendergen_rtl::tile::{RtFormat, TileCfg};
 use rendergen_shader_isa::Inst;
 use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
 use rendergen_sim::kit::StreamSource;
+use rendergen_sim::models::texture::Filter;
 use rendergen_sim::models::tile::buffer::Format;
 use rendergen_sim::models::tile::frame::{Pass, PassResult};
 use rendergen_sim::models::tile::memory::{Memory, BASE};
@@ -120,6 +122,34 @@ pub struct RtlReport {
     pub regions: Vec<(String, String, u64, u64)>,
     /// The surfaces' bytes as the RTL wrote them (model region index, bytes).
     pub surfaces: Vec<(usize, Vec<u8>)>,
+    /// The texture unit's counters, when the pass samples textures.
+    pub texture: Option<RtlTexture>,
+}
+
+/// The texture unit's counters of a run (summed over passes by `render_rtl`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RtlTexture {
+    /// Quad requests from the core.
+    pub requests: u64,
+    /// Footprints (one per active lane and level).
+    pub footprints: u64,
+    /// Footprints served with no line fill.
+    pub cache_hits: u64,
+    /// Line fills (2×2 texel blocks, 16 bytes each from the textures region).
+    pub line_fills: u64,
+    /// Descriptor switches (a warp of another textured draw state sampled; the cache flushed).
+    pub switches: u64,
+}
+
+impl RtlTexture {
+    /// Adds `o`'s counts.
+    pub fn add(&mut self, o: &RtlTexture) {
+        self.requests += o.requests;
+        self.footprints += o.footprints;
+        self.cache_hits += o.cache_hits;
+        self.line_fills += o.line_fills;
+        self.switches += o.switches;
+    }
 }
 
 impl RtlReport {
@@ -181,11 +211,6 @@ pub fn run_pass_rtl_with(
         // the launch leaves 0): the same work as pixel-rate shading.
         if m.sample_shading && pass.samples > 1 {
             return unsupported("sample-rate shading (gl_SampleID) with 4x MSAA");
-        }
-        if m.texture.is_some() {
-            return unsupported(
-                "a textured mesh (`texture()`: the core's texture port is tied off)",
-            );
         }
         if m.late_depth {
             return unsupported("a fragment shader writing depth");
@@ -275,6 +300,7 @@ pub fn run_pass_rtl_with(
             entry_log2,
         },
         uniform_bits: uniform_bits.max(4),
+        texture: texture_cfg(pass)?,
     };
     let design = tile_engine_top(&cfg).map_err(|e| e.to_string())?;
     let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
@@ -415,6 +441,7 @@ pub fn run_pass_rtl_with(
             sim.poke(sim.input(&format!("blend_{rt}_{f}")).map_err(e)?, v);
         }
     }
+    set_textures(&mut sim, pass, model, &shift)?;
     sim.reset(2);
 
     // Programs and uniforms, before the first tile (the core takes `prog` while idle).
@@ -472,6 +499,7 @@ pub fn run_pass_rtl_with(
     let ts_error = sim.output("ts_error").map_err(e)?;
     let bad_op = sim.output("bad_op").map_err(e)?;
     let image_error = sim.output("image_error").map_err(e)?;
+    let tex_error = sim.output("tex_error").ok();
     let mut report = RtlReport::default();
     let start = sim.cycle();
     let mut last_end = start;
@@ -520,6 +548,12 @@ pub fn run_pass_rtl_with(
                 at[0], at[1], at[2], at[3], at[4], at[5]
             ));
         }
+        if let Some(p) = tex_error {
+            let code = sim.peek(p);
+            if code != 0 {
+                return Err(texture_error_message(&mut sim, pass, code));
+            }
+        }
         let image_code = sim.peek(image_error);
         if image_code != 0 {
             return Err(image_error_message(&mut sim, pass, image_code));
@@ -554,6 +588,16 @@ pub fn run_pass_rtl_with(
     }
     mem.check().map_err(t)?;
     report.cycles = sim.cycle() - start;
+    if cfg.texture.is_some() {
+        let mut peek = |n: &str| sim.output(n).map(|p| sim.peek(p)).map_err(e);
+        report.texture = Some(RtlTexture {
+            requests: peek("tex_requests")?,
+            footprints: peek("tex_counters_footprints")?,
+            cache_hits: peek("tex_counters_cache_hits")?,
+            line_fills: peek("tex_counters_cache_misses")?,
+            switches: peek("tex_switches")?,
+        });
+    }
     sim.finish_vcd()
         .map_err(|e| format!("--engine rtl: writing the VCD: {e}"))?;
     finish(&design, &mut sim);
@@ -572,6 +616,95 @@ pub fn run_pass_rtl_with(
             .push((i, mem.bytes(shift(r.base), r.size() as usize).to_vec()));
     }
     Ok(report)
+}
+
+/// The engine's texture configuration for `pass`: none when no mesh samples (the port tied
+/// off, a smaller and faster design), else a descriptor table with an entry per draw state
+/// (mesh) up to the last textured one.
+fn texture_cfg(pass: &Pass) -> Result<Option<EngineTexCfg>, String> {
+    let Some(last) = pass.meshes.iter().rposition(|m| m.texture.is_some()) else {
+        return Ok(None);
+    };
+    if last as u64 >= *TEX_STATES.end() {
+        return Err(format!(
+            "--engine rtl: mesh {last} (`{}`) is textured; the engine's descriptor table has entries for draw states 0..{}",
+            pass.meshes[last].name,
+            TEX_STATES.end()
+        ));
+    }
+    Ok(Some(EngineTexCfg {
+        states: last as u32 + 1,
+        ..EngineTexCfg::default()
+    }))
+}
+
+/// Writes the descriptor table (`tex_desc_<k>_*`, `tex_linear`, `tex_enable`): draw state
+/// `k`'s entry is mesh `k`'s texture, its base the word address of its region
+/// (`<pass>: texture <name>`, loaded like every input region) in the agent's memory.
+fn set_textures(
+    sim: &mut Simulator,
+    pass: &Pass,
+    model: &Memory,
+    shift: &dyn Fn(u64) -> u64,
+) -> Result<(), String> {
+    let e = |e: rendergen_sim::SimError| e.to_string();
+    let mut regions = model.regions().iter().filter(|r| {
+        r.class == "textures" && r.name.starts_with(&format!("{}: texture ", pass.name))
+    });
+    let (mut linear, mut enable) = (0u64, 0u64);
+    for (k, m) in pass.meshes.iter().enumerate() {
+        let Some(t) = &m.texture else { continue };
+        let region = regions
+            .next()
+            .ok_or_else(|| format!("--engine rtl: mesh `{}`'s texture has no region", m.name))?;
+        let d = &t.desc;
+        if d.width != 1 << d.log2_w || d.height != 1 << d.log2_h {
+            return Err(format!(
+                "--engine rtl: mesh `{}`'s texture is {}×{}; the RTL texture unit takes power-of-two sides",
+                m.name, d.width, d.height
+            ));
+        }
+        let base = shift(region.base) / 4 + d.base as u64;
+        for (field, v) in [
+            ("base", base),
+            ("log2_w", d.log2_w as u64),
+            ("log2_h", d.log2_h as u64),
+            ("mips", d.mips as u64),
+            ("srgb", d.srgb as u64),
+            ("tiled", d.tiled as u64),
+            ("wrap_s", d.wrap[0] as u64),
+            ("wrap_t", d.wrap[1] as u64),
+            ("border", d.border as u64),
+            ("min_lod", d.min_lod as u64 & 0xFFFF),
+            ("max_lod", d.max_lod as u64 & 0xFFFF),
+            ("base_level", d.base_level as u64),
+        ] {
+            sim.poke(sim.input(&format!("tex_desc_{k}_{field}")).map_err(e)?, v);
+        }
+        enable |= 1 << k;
+        if t.filter == Filter::Linear {
+            linear |= 1 << k;
+        }
+    }
+    if enable != 0 {
+        sim.poke(sim.input("tex_linear").map_err(e)?, linear);
+        sim.poke(sim.input("tex_enable").map_err(e)?, enable);
+    }
+    Ok(())
+}
+
+/// The driver's report of the texture binder's sticky error (`rtl/tile/texture.rs`).
+fn texture_error_message(sim: &mut Simulator, pass: &Pass, code: u64) -> String {
+    let mut peek = |n: &str| sim.output(n).map_or(0, |p| sim.peek(p));
+    let (slot, state) = (peek("tex_error_slot"), peek("tex_error_state"));
+    let mesh = pass
+        .meshes
+        .get(state as usize)
+        .map_or("?".to_owned(), |m| m.name.clone());
+    match code {
+        2 => format!("--engine rtl: a tile-shader warp (slot {slot}) sampled a texture; only fragment shaders of textured meshes may"),
+        _ => format!("--engine rtl: a fragment warp (slot {slot}) of mesh {state} (`{mesh}`), which has no texture, sampled one"),
+    }
 }
 
 /// The driver's report of the image-load unit's sticky error (the model's wording,

@@ -44,6 +44,9 @@
 //!   Vulkan sampler does; `texelFetch` is always exact); `"srgb"`: false (default) or true.
 //!   The texels live in their own memory region (class `textures`); every texel the texture
 //!   unit reads is 4 bytes read there (no texture cache in the model), counted in `--json`.
+//!   With `--engine rtl` the RTL's texture unit reads that region in 16-byte line fills
+//!   through its cache: `--json`'s `rtl.regions` count those, and `rtl.texture` gives both
+//!   figures (`rtl_read_bytes`, `model_read_bytes`); the image is the model's bit for bit.
 //!   A shader that samples on a mesh without a `texture`, or a vertex shader that samples, is
 //!   an error.
 //! * Uniforms the engine fills when a shader declares them (by member name): `model`,

@@ -180,6 +180,8 @@ pub fn run_vertices_rtl_with(
             entry_log2,
         },
         uniform_bits: uniform_bits.max(4),
+        // Vertex shaders do not sample (the frame model gives them no texture).
+        texture: None,
     };
     let design = tile_engine_top(&cfg).map_err(|e| e.to_string())?;
     let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;

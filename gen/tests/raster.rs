@@ -1194,9 +1194,16 @@ fn cli_bad_input_is_a_clear_error_and_writes_nothing() {
         ),
         (
             good.clone(),
-            vec!["--engine", "rtl", "--mode", "two-pass"],
+            vec![
+                "--engine",
+                "rtl",
+                "--mode",
+                "two-pass",
+                "--max-cycles",
+                "1000",
+            ],
             1,
-            "a textured mesh",
+            "not done after 1000 cycles",
         ),
         (good.clone(), vec!["--msaa", "2"], 2, "--msaa 2"),
         (

@@ -6,6 +6,8 @@
 //!            │  ts_launch ─► ts_launcher ──────┴─ launch_mux ─► core (shader_core) ─ spec ─┬► spec_bridge ─ ts_req/ts_resp ⇄ tile_backend   (tile-shader warps)
 //!            │                                                   │                          └► image_load ─┐                                  (fragment warps)
 //!            │                                                   │ ldg/stg ─► core_mem ─► core_merge ◄──┘    └─ ts_done (flags, when the RESOLVE's warps are done)
+//!            │                                                   │ tex ─► tex_binder ─► tex_bridge ─► texture ─► tex_line_port ─┐
+//!            │                                                   │                                  texture_merge ◄─ core_merge ┘
 //!  mem_req ◄─ mem_merge ◄─ tile_backend's requests ──────────────┴────────────────┘               ldu ─► uniforms
 //! ```
 //!
@@ -22,6 +24,11 @@
 //!   surface table, [`super::image_load::ImageTable`] with 9 bindings: `images_enable`,
 //!   `images_base_<b>`, `images_format_<b>`, `images_width_<b>`, `images_height_<b>`,
 //!   `images_samples_<b>`).
+//! * With the texture unit ([`EngineCfg::texture`], the default): `tex_desc_<k>_*` (draw
+//!   state `k`'s texture descriptor, `crate::texture::TexDescPort`), `tex_linear` (bit `k`:
+//!   the binding's filter is bilinear), `tex_enable` (bit `k`: state `k` has a texture); out
+//!   `tex_error`, `tex_error_slot`, `tex_error_state` (a warp that had no texture sampled),
+//!   `tex_switches`, `tex_requests`, `tex_counters_*` (the unit's).
 //! * Outputs: `outstanding`, `bad_op`, `counters_*`, `bytes_<p>` (the back end's),
 //!   `frag_fault` (the first error code of a fragment warp), `ts_error` and `ts_error_at_*`
 //!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `image_error`
@@ -53,14 +60,29 @@
 //! loads share the core's side of the memory port with `core_mem` (`core_merge`, the same
 //! in-order merge as `mem_merge`).
 //!
+//! # Textures (`texture.rs`)
+//! The core's `tex` port goes through `tex_binder` (the descriptor table indexed by the warp's
+//! draw state, remembered per warp slot at its fragment launch; a request of another state
+//! than the bound one waits until the unit is empty, then binds it and flushes the cache),
+//! `tex_bridge` (`crate::texture::system`: the sampler word's decode and the answer's
+//! layout), the `texture_unit` (issue 14: LOD, wrap, non-blocking cache, bilinear/trilinear
+//! filter; the same golden model as the frame model's `tex`) and `tex_line_port` (a line
+//! fill as four narrow reads). The line reads are a third input of the memory merge
+//! (`texture_merge`, between `core_merge` and `mem_merge`). With `texture: None` the port is
+//! tied off (a `tex` would hang its warp) and `texture_merge` is absent.
+//!
 //! # Cost
+//! The texture path is the unit (`rendergen synth texture_unit`, defaults: 73,961 Yosys
+//! cells, 10,255 flip-flops), `tex_bridge` (2,635 cells, 373 flip-flops at order depth 32;
+//! the engine's uses 16), the binder (64 flip-flops of slot states, a `states`-way mux of
+//! 128-bit descriptors) and the line port (a `max_fills × 4`-bit FIFO, 96 bits of words).
 //! `image_load` alone (default table of 9 bindings, 3-bit slot, 2-bit lane; Yosys generic
 //! library): 10,839 cells, 2,276 flip-flops (2,048 the per-lane texel latch), 64 gate levels
 //! (`rendergen synth image_load`; the ignored test `tile::image_load::measure_image_load_area`
 //! runs the same flow). The second `mem_merge` (`core_merge`) adds its order FIFO.
 //!
 //! # Not here (open work, documented in the README)
-//! Several cores; sample-rate shading; late depth (`gl_FragDepth`); textures (`tex`); a
+//! Several cores; sample-rate shading; late depth (`gl_FragDepth`); a
 //! write-out mode "every sample" (so two-pass only at 1×); per-draw blend state (one blend
 //! state per target per frame).
 use super::backend::{tile_backend, BackendIn};
@@ -72,7 +94,8 @@ use super::exports::{frag_exports, ExportsIn};
 use super::frag::FragCfg;
 use super::frag::{frag_launch, FragIn};
 use super::image_load::{image_load, ImageCfg, ImageLoadIn, ImageTable};
-use super::mem_port::MemResp;
+use super::mem_port::{MemReq, MemResp};
+use super::texture::{tex_binder, tex_line_port, BinderIn, EngineTexCfg, LinePortIn};
 use super::tile_shader::{spec_bridge, ts_launcher, SpecIn, TsLauncherIn};
 use super::vertex::{
     vertex_exports, vertex_launch, VertexCmd, VertexExportsIn, VertexLaunchIn, VertexLaunchOut,
@@ -83,7 +106,14 @@ use crate::shader::{
     shader_core, shader_core_top, DoneRec, ExportRec, LaneData, LaunchRec, LoadReq, ProgWrite,
     SpecReq, StoreReq, UniformReq, WarpData,
 };
-use rendergen_hdl::{pack, unpack, Bundle, Design, ElabErrors, Module, Sig, Stream};
+use crate::shader::{TexReq, TexResp};
+use crate::texture::system::{tex_bridge, BridgeIn, TexSysCfg};
+use crate::texture::{
+    texture_unit, MemResp as LineResp, TexAnswer, TexCfg, TexDescPort, TexUnitIn,
+};
+use rendergen_hdl::{
+    pack, unpack, Bundle, Design, ElabErrors, Instance, IoPlug, Module, Sig, Stream,
+};
 
 /// Parameters of the tile engine.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -92,6 +122,9 @@ pub struct EngineCfg {
     pub frag: FragCfg,
     /// Uniform memory words, `2^uniform_bits`, 4 ..= 16. Default 8.
     pub uniform_bits: u32,
+    /// The texture unit on the core's `tex` port (`texture.rs`); `None` builds the engine
+    /// without it (the port tied off: a `tex` would hang its warp). Default: with.
+    pub texture: Option<EngineTexCfg>,
 }
 
 impl Default for EngineCfg {
@@ -99,6 +132,7 @@ impl Default for EngineCfg {
         EngineCfg {
             frag: FragCfg::default(),
             uniform_bits: 8,
+            texture: Some(EngineTexCfg::default()),
         }
     }
 }
@@ -276,11 +310,16 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     let blend: Vec<BlendBits> = (0..tc.formats.len())
         .map(|rt| m.input_bundle(&format!("blend_{rt}"), &BlendBits::SHAPE))
         .collect();
+    // The launches' slot and draw state, for the texture binder.
+    let (lv, l, lr) = frag.launched.split();
+    let launched_tap = (lv, l.slot, l.state);
+    let (launched, launched_ready) = Stream::offer(m, "launched_tap", lv, l);
+    lr.drive(launched_ready);
     let ex = m.child(
         "frag_exports",
         fc,
         ExportsIn {
-            launched: frag.launched,
+            launched,
             export,
             done: frag_done,
             blend,
@@ -421,19 +460,43 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     vtx_mem_resp_plug.connect(vtx_side.core_resp);
     vtx_side_plug.connect(core_side.backend_resp);
     img_mem_resp_plug.connect(core_side.core_resp);
+    // The texture unit's line reads, a third input (`texture_merge`), or the port tied off.
+    let (core_side_req, core_side_merged) = match &cfg.texture {
+        Some(t) => {
+            let (tex_req, tex_plug) = texture_path(m, cfg, t, core, launched_tap, to_ts);
+            let (resp, plug) = m.io_loop::<Stream<MemResp>>("texture_side_resp", &MemResp::SHAPE);
+            let merged = m.child(
+                "texture_merge",
+                &(),
+                MergeIn {
+                    backend: core_side.mem_req,
+                    core: tex_req,
+                    mem_resp: resp,
+                },
+                mem_merge,
+            );
+            core_side_plug.connect(merged.backend_resp);
+            tex_plug.connect(merged.core_resp);
+            (merged.mem_req, plug)
+        }
+        None => {
+            tie_off_texture(m, cfg, core);
+            (core_side.mem_req, core_side_plug)
+        }
+    };
     let mem_resp = m.input_stream("mem_resp", &MemResp::SHAPE);
     let merged = m.child(
         "mem_merge",
         &(),
         MergeIn {
             backend: backend.mem_req,
-            core: core_side.mem_req,
+            core: core_side_req,
             mem_resp,
         },
         mem_merge,
     );
     be_resp_plug.connect(merged.backend_resp);
-    core_side_plug.connect(merged.core_resp);
+    core_side_merged.connect(merged.core_resp);
     m.output_stream("mem_req", merged.mem_req);
 
     // Uniforms.
@@ -462,16 +525,6 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         uniforms,
     );
     core.connect_stream("ldu_resp", ldu_resp);
-
-    // No texture unit: the core's `tex` port is tied off (a `tex` would hang its warp).
-    core.connect("tex_req_ready", m.lit(1, 1));
-    core.connect("tex_resp_valid", m.lit(0, 1));
-    core.connect("tex_resp_slot", m.lit(0, sw));
-    core.connect("tex_resp_quad", m.lit(0, fc.core.quad_bits()));
-    for k in 0..16 {
-        core.connect(&format!("tex_resp_texels_{k}"), m.lit(0, 32));
-    }
-    core.connect("tex_resp_skip", m.lit(0, 16));
 
     // Back-end outputs and statistics.
     m.output("outstanding", backend.outstanding);
@@ -507,15 +560,144 @@ fn vertex_launcher(
     (out, retired, idle)
 }
 
+/// No texture unit: the core's `tex` port is tied off (a `tex` would hang its warp).
+fn tie_off_texture(m: &mut Module, cfg: &EngineCfg, core: Instance) {
+    let c = &cfg.frag.core;
+    core.connect("tex_req_ready", m.lit(1, 1));
+    core.connect("tex_resp_valid", m.lit(0, 1));
+    core.connect("tex_resp_slot", m.lit(0, c.slot_bits()));
+    core.connect("tex_resp_quad", m.lit(0, c.quad_bits()));
+    for k in 0..16 {
+        core.connect(&format!("tex_resp_texels_{k}"), m.lit(0, 32));
+    }
+    core.connect("tex_resp_skip", m.lit(0, 16));
+}
+
+/// The texture path (`texture.rs`): `tex_binder` → `tex_bridge` → `texture_unit` →
+/// `tex_line_port`, with the descriptor table's inputs (`tex_desc_<k>_*`, `tex_linear`,
+/// `tex_enable`) and its outputs (`tex_error`, `tex_error_slot`, `tex_error_state`,
+/// `tex_switches`, `tex_counters_*`). Returns the line port's requests and the plug of its
+/// answers.
+fn texture_path(
+    m: &mut Module,
+    cfg: &EngineCfg,
+    t: &EngineTexCfg,
+    core: Instance,
+    launched: (Sig, Sig, Sig),
+    tile_shader: Sig,
+) -> (Stream<MemReq>, IoPlug<Stream<MemResp>>) {
+    let c = &cfg.frag.core;
+    let sys = TexSysCfg {
+        core: *c,
+        tex: TexCfg {
+            cache_lines: t.cache_lines,
+            max_fills: t.max_fills,
+            queue_depth: t.queue_depth,
+            ..TexCfg::default()
+        },
+        order_depth: t.order_depth,
+    };
+    let ucfg = sys.unit();
+    let core_req = core.output_stream::<TexReq>(
+        m,
+        "tex_req",
+        &TexReq {
+            slot: c.slot_bits(),
+            quad: c.quad_bits(),
+            sampler: 32,
+            coords: vec![32; 8],
+            mask: 4,
+        },
+    );
+    let resp_shape = TexResp {
+        slot: c.slot_bits(),
+        quad: c.quad_bits(),
+        texels: vec![32; 16],
+        skip: 16,
+    };
+    let (bridge_resp, bridge_resp_plug) =
+        m.io_loop::<Stream<TexResp>>("tex_bridge_resp", &resp_shape);
+    let table: Vec<TexDescPort> = (0..t.states)
+        .map(|k| m.input_bundle(&format!("tex_desc_{k}"), &TexDescPort::shape()))
+        .collect();
+    let linear = m.input("tex_linear", t.states);
+    let enable = m.input("tex_enable", t.states);
+    let binder = m.child(
+        "tex_binder",
+        t,
+        BinderIn {
+            core_req,
+            resp: bridge_resp,
+            launched: launched.0,
+            launched_slot: launched.1,
+            launched_state: launched.2,
+            tile_shader,
+            table,
+            linear,
+            enable,
+        },
+        tex_binder,
+    );
+    core.connect_stream("tex_resp", binder.core_resp);
+    let (answer, answer_plug) =
+        m.io_loop::<Stream<TexAnswer>>("tex_answer", &TexAnswer::shape(&ucfg));
+    let bridge = m.child(
+        "tex_bridge",
+        &sys,
+        BridgeIn {
+            core_req: binder.req,
+            answer,
+        },
+        tex_bridge,
+    );
+    bridge_resp_plug.connect(bridge.core_resp);
+    let (line_resp, line_plug) =
+        m.io_loop::<Stream<LineResp>>("tex_line_resp", &LineResp { data: vec![32; 4] });
+    let unit = m.child(
+        "texture",
+        &ucfg,
+        TexUnitIn {
+            req: bridge.req,
+            desc: binder.desc,
+            flush: binder.flush,
+            mem_resp: line_resp,
+        },
+        texture_unit,
+    );
+    answer_plug.connect(unit.answer);
+    let (mem_resp, mem_plug) = m.io_loop::<Stream<MemResp>>("tex_mem_resp", &MemResp::SHAPE);
+    let port = m.child(
+        "tex_line_port",
+        &t.max_fills,
+        LinePortIn {
+            line_req: unit.mem_req,
+            mem_resp,
+        },
+        tex_line_port,
+    );
+    line_plug.connect(port.line_resp);
+    m.output("tex_error", binder.error);
+    m.output("tex_error_slot", binder.error_slot);
+    m.output("tex_error_state", binder.error_state);
+    m.output("tex_switches", binder.switches);
+    m.output("tex_requests", bridge.requests);
+    m.output_bundle("tex_counters", &unit.counters);
+    (port.mem_req, mem_plug)
+}
+
 /// The tile engine top (catalogue `tile_engine`; ports in the module docs).
 ///
 /// * **Errors:** the per-tile configuration's (`samples`, `rts`), the core's (`core.quads`
-///   must be 1; `regs` 16 ..= 256 …), `entry_log2` 0 ..= 16, `uniform_bits` 4 ..= 16.
+///   must be 1; `regs` 16 ..= 256 …), `entry_log2` 0 ..= 16, `uniform_bits` 4 ..= 16, and the texture path's
+///   (`texture.states` 1 ..= 16, `texture.cache_lines`, `texture.max_fills`,
+///   `texture.queue_depth`, `texture.order_depth` as the unit's and the bridge's).
 pub fn tile_engine_top(cfg: &EngineCfg) -> Result<Design, ElabErrors> {
     // The core's own parameter errors surface here.
     shader_core_top(&cfg.frag.core)?;
     Design::build_with_params("tile_engine", &format!("{cfg:?}"), |m| {
-        let ok = cfg.frag.check(m) & m.check_param("uniform_bits", cfg.uniform_bits as u64, 4..=16);
+        let ok = cfg.frag.check(m)
+            & m.check_param("uniform_bits", cfg.uniform_bits as u64, 4..=16)
+            & cfg.texture.as_ref().is_none_or(|t| t.check(m));
         if !ok {
             return;
         }

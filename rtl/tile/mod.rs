@@ -50,6 +50,7 @@ pub mod image_load;
 pub mod mem_port;
 pub mod raster;
 pub mod resolve;
+pub mod texture;
 pub mod tile_shader;
 pub mod top;
 pub mod vertex;

@@ -259,6 +259,7 @@ fn engine_lint_clean() {
             entry_log2: 3,
         },
         uniform_bits: 4,
+        texture: None,
     };
     assert_lint_clean(&tile_engine_top(&cfg).unwrap_or_else(|e| panic!("{e}")));
 }

@@ -8,6 +8,7 @@ mod backend;
 mod buffer;
 mod cmd;
 mod engine;
+mod engine_texture;
 mod frag;
 mod geometry;
 mod geometry_clip;
