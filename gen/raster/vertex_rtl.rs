@@ -14,7 +14,7 @@
 //! * allocates the post-transform buffer behind the model's regions (region
 //!   `"<pass>: post-transform vertices"`, meshes one after another, each at a multiple of 16
 //!   bytes: vertex `v` of mesh `m` at `ptv_base_m + v·(16 + 16·S)`), and offers one
-//!   [`VertexCmd`] per mesh on `vertex`; a command's transfer means its mesh is in memory.
+//!   [`VertexCmd`](rendergen_rtl::tile::vertex::VertexCmd) per mesh on `vertex`; a command's transfer means its mesh is in memory.
 //!
 //! Errors are the model's words: a vertex warp's fault as `mesh `X` vertex shader: Error at
 //! pc N` (pc relative to the shader, as the interpreter reports it), a missing position as

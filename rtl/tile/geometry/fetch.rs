@@ -83,7 +83,7 @@ impl FetchCfg {
 /// A mesh to fetch, or a frame marker (`kind`), in submission order.
 #[derive(Bundle, Clone, Debug, PartialEq)]
 pub struct MeshDesc<T = Sig> {
-    /// [`KIND_TRIANGLE`](super::KIND_TRIANGLE) for a mesh, else a marker passed on in order.
+    /// [`KIND_TRIANGLE`] for a mesh, else a marker passed on in order.
     pub kind: T,
     /// Byte address of the index buffer, a multiple of 4.
     pub index_base: T,

@@ -23,14 +23,14 @@
 //!   it takes the next `resolve` descriptor ([`ResolveDesc`]) and appends the `RESOLVE` to every
 //!   tile its rectangle overlaps (the model's `resolve_at`). The host sends a rectangle clipped
 //!   to the screen and no empty one (the model emits nothing for those).
-//! * [`KIND_BEGIN`] and [`KIND_END`] frame the pass (each tile's `TILE_BEGIN`, `END_TILE` and
+//! * [`KIND_BEGIN`] and [`KIND_END`](super::KIND_END) frame the pass (each tile's `TILE_BEGIN`, `END_TILE` and
 //!   its list on `list`); `BEGIN` resets the ids and the counters.
 //! * Counters (as the model's `PassResult`): `triangles_in`, `near_clipped` (no vertex with
 //!   `z ≥ 0`), `guard_band_rejects`, `culled`, `triangles_out` (ids given).
 //!
 //! # Memory
 //! Three ports keep the clients apart: `fetch_mem` (reads of indices and vertices),
-//! `lists_mem` (list writes, [`geom_lists`](super::lists::geom_lists)), `prim_mem` (primitive
+//! `lists_mem` (list writes, [`geom_lists`]), `prim_mem` (primitive
 //! data writes), each the protocol of `mem_port.rs`. Merging them onto the engine's single
 //! port is left to the engine top (not built here).
 use super::bin::{geom_bin, BinIn};
