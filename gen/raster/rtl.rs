@@ -275,44 +275,15 @@ pub fn run_pass_rtl_with(
             words
         })
         .collect();
-    let imem_depth = ((programs.len().max(1) << entry_log2) as u32)
-        .next_power_of_two()
-        .max(16);
-    if imem_depth > 65536 {
-        return Err(format!("--engine rtl: the programs need {imem_depth} instruction words; the core has at most 65536"));
-    }
-    let uniform_bits = (uniform_words.len().max(16) as u64)
-        .next_power_of_two()
-        .trailing_zeros();
-    let cfg = EngineCfg {
-        frag: FragCfg {
-            tile: TileCfg {
-                samples: pass.samples,
-                formats: pass.targets.iter().map(|t| rt_format(t.format)).collect(),
-            },
-            core: ShaderCfg {
-                quads: 1,
-                warps: 8,
-                regs,
-                imem_depth,
-                ..ShaderCfg::default()
-            },
-            entry_log2,
-        },
-        uniform_bits: uniform_bits.max(4),
-        texture: texture_cfg(pass)?,
-    };
-    let design = tile_engine_top(&cfg).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
-    if opts.record {
-        sim.start_recording();
-    }
-    if let Some(path) = &opts.vcd {
-        let f = std::fs::File::create(path)
-            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
-        sim.trace_vcd(std::io::BufWriter::new(f))
-            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
-    }
+    let cfg = engine_cfg(
+        pass,
+        (programs.len(), entry_log2),
+        regs,
+        uniform_words.len(),
+        texture_cfg(pass)?,
+        "programs",
+    )?;
+    let (design, mut sim) = engine_sim(&cfg, opts)?;
     let e = |e: rendergen_sim::SimError| e.to_string();
     let t = |e: rendergen_sim::kit::TbError| e.to_string();
 
@@ -705,6 +676,66 @@ fn texture_error_message(sim: &mut Simulator, pass: &Pass, code: u64) -> String 
         2 => format!("--engine rtl: a tile-shader warp (slot {slot}) sampled a texture; only fragment shaders of textured meshes may"),
         _ => format!("--engine rtl: a fragment warp (slot {slot}) of mesh {state} (`{mesh}`), which has no texture, sampled one"),
     }
+}
+
+/// The engine configuration of `pass`'s RTL run: `slots` program slots of `2^entry_log2`
+/// instruction words, `regs` registers per lane, `uniforms` uniform words, the texture path;
+/// an error naming `what` (the programs) when they do not fit the instruction memory.
+pub(super) fn engine_cfg(
+    pass: &Pass,
+    (slots, entry_log2): (usize, u32),
+    regs: u32,
+    uniforms: usize,
+    texture: Option<EngineTexCfg>,
+    what: &str,
+) -> Result<EngineCfg, String> {
+    let imem_depth = ((slots.max(1) << entry_log2) as u32)
+        .next_power_of_two()
+        .max(16);
+    if imem_depth > 65536 {
+        return Err(format!("--engine rtl: the {what} need {imem_depth} instruction words; the core has at most 65536"));
+    }
+    let uniform_bits = (uniforms.max(16) as u64)
+        .next_power_of_two()
+        .trailing_zeros();
+    Ok(EngineCfg {
+        frag: FragCfg {
+            tile: TileCfg {
+                samples: pass.samples,
+                formats: pass.targets.iter().map(|t| rt_format(t.format)).collect(),
+            },
+            core: ShaderCfg {
+                quads: 1,
+                warps: 8,
+                regs,
+                imem_depth,
+                ..ShaderCfg::default()
+            },
+            entry_log2,
+        },
+        uniform_bits: uniform_bits.max(4),
+        texture,
+    })
+}
+
+/// The engine `cfg` and its simulator, recording from the first cycle and tracing a VCD as
+/// `opts` asks.
+pub(super) fn engine_sim(
+    cfg: &EngineCfg,
+    opts: &RtlOptions,
+) -> Result<(rendergen_hdl::Design, Simulator), String> {
+    let design = tile_engine_top(cfg).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
+    if opts.record {
+        sim.start_recording();
+    }
+    if let Some(path) = &opts.vcd {
+        let f = std::fs::File::create(path)
+            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
+        sim.trace_vcd(std::io::BufWriter::new(f))
+            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
+    }
+    Ok((design, sim))
 }
 
 /// The driver's report of the image-load unit's sticky error (the model's wording,

@@ -19,12 +19,9 @@
 //! Errors are the model's words: a vertex warp's fault as `mesh `X` vertex shader: Error at
 //! pc N` (pc relative to the shader, as the interpreter reports it), a missing position as
 //! `mesh `X`: the vertex shader does not write a vec4 position`.
-use super::rtl::{regs_used, rt_format, RtlOptions, RTL_BASE};
-use rendergen_rtl::shader::ShaderCfg;
-use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
-use rendergen_rtl::tile::frag::{relocate, FragCfg};
+use super::rtl::{engine_cfg, engine_sim, regs_used, RtlOptions, RTL_BASE};
+use rendergen_rtl::tile::frag::relocate;
 use rendergen_rtl::tile::vertex::{vertex_prologue, AttributeLoad, VARYING_SLOTS};
-use rendergen_rtl::tile::TileCfg;
 use rendergen_shader_isa::WarpError;
 use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
 use rendergen_sim::kit::StreamSource;
@@ -155,45 +152,16 @@ pub fn run_vertices_rtl_with(
             }
         })
         .collect();
-    let imem_depth = ((placed.len().max(1) << entry_log2) as u32)
-        .next_power_of_two()
-        .max(16);
-    if imem_depth > 65536 {
-        return Err(format!("--engine rtl: the vertex programs need {imem_depth} instruction words; the core has at most 65536"));
-    }
-    let uniform_bits = (uniform_words.len().max(16) as u64)
-        .next_power_of_two()
-        .trailing_zeros();
-    let cfg = EngineCfg {
-        frag: FragCfg {
-            tile: TileCfg {
-                samples: pass.samples,
-                formats: pass.targets.iter().map(|t| rt_format(t.format)).collect(),
-            },
-            core: ShaderCfg {
-                quads: 1,
-                warps: 8,
-                regs: REGS,
-                imem_depth,
-                ..ShaderCfg::default()
-            },
-            entry_log2,
-        },
-        uniform_bits: uniform_bits.max(4),
-        // Vertex shaders do not sample (the frame model gives them no texture).
-        texture: None,
-    };
-    let design = tile_engine_top(&cfg).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
-    if opts.record {
-        sim.start_recording();
-    }
-    if let Some(path) = &opts.vcd {
-        let f = std::fs::File::create(path)
-            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
-        sim.trace_vcd(std::io::BufWriter::new(f))
-            .map_err(|e| format!("--engine rtl: {}: {e}", path.display()))?;
-    }
+    // Vertex shaders do not sample (the frame model gives them no texture).
+    let cfg = engine_cfg(
+        pass,
+        (placed.len(), entry_log2),
+        REGS,
+        uniform_words.len(),
+        None,
+        "vertex programs",
+    )?;
+    let (design, mut sim) = engine_sim(&cfg, opts)?;
     let e = |e: rendergen_sim::SimError| e.to_string();
     let t = |e: rendergen_sim::kit::TbError| e.to_string();
 

@@ -342,6 +342,36 @@ impl Env for TexEnv<'_> {
 mod tests {
     use super::*;
 
+    /// A raw broadcast request of lane `source` at integer texel `at` under the sideband
+    /// `(patch, subop)` in broadcast `mode` (0 all, 1 selective, 2 shared).
+    fn raw_broadcast(
+        source: usize,
+        patch: u32,
+        subop: u32,
+        mode: usize,
+        at: [u32; 2],
+    ) -> TexRequest {
+        let sampler = Sampler {
+            mode: 1,
+            int_coords: true,
+            broadcast: true,
+            source: source as u32,
+            patch,
+            subop,
+            comp: mode as u32,
+            ..Sampler::default()
+        }
+        .encode();
+        let mut coords = [[0u32; 2]; 4];
+        coords[source] = at;
+        TexRequest {
+            quad: 0,
+            sampler,
+            coords,
+            mask: 0xF,
+        }
+    }
+
     #[test]
     fn sampler_words_round_trip() {
         let s = Sampler {
@@ -402,25 +432,8 @@ mod tests {
                 for &(subop, origins) in &subs {
                     for (source, o) in origins.iter().enumerate() {
                         let (ox, oy) = o.expect("every lane fetches");
-                        let sampler = Sampler {
-                            mode: 1,
-                            int_coords: true,
-                            broadcast: true,
-                            source: source as u32,
-                            patch,
-                            subop,
-                            comp: mode as u32,
-                            ..Sampler::default()
-                        }
-                        .encode();
-                        let mut coords = [[0u32; 2]; 4];
-                        coords[source] = [3 + ox, 5 + oy];
-                        let r = TexRequest {
-                            quad: 0,
-                            sampler,
-                            coords,
-                            mask: 0xF,
-                        };
+                        let r = raw_broadcast(source, patch, subop, mode, [3 + ox, 5 + oy]);
+                        let sampler = r.sampler;
                         env.answer(&r);
                         let keep = keep_mask(sampler);
                         for (lane, w) in window.iter_mut().enumerate() {
@@ -521,25 +534,8 @@ mod tests {
                 for &(subop, origins) in &subs {
                     for (source, o) in origins.iter().enumerate() {
                         let Some((ox, oy)) = *o else { continue };
-                        let sampler = Sampler {
-                            mode: 1,
-                            int_coords: true,
-                            broadcast: true,
-                            source: source as u32,
-                            patch,
-                            subop,
-                            comp: mode as u32,
-                            ..Sampler::default()
-                        }
-                        .encode();
-                        let mut coords = [[0u32; 2]; 4];
-                        coords[source] = [2 + ox, 5 + oy];
-                        let r = TexRequest {
-                            quad: 0,
-                            sampler,
-                            coords,
-                            mask: 0xF,
-                        };
+                        let r = raw_broadcast(source, patch, subop, mode, [2 + ox, 5 + oy]);
+                        let sampler = r.sampler;
                         let req = unit_request(0, &r);
                         let (ans, _, _) = sample(&desc, &mem, &req);
                         raw.push((patch, subop, req.mask, ans.words));
