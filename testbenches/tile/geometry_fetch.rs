@@ -41,7 +41,7 @@ pub enum FetchItem {
 }
 
 /// The `mesh` record of `item`.
-fn mesh_record(item: &FetchItem) -> Vec<u64> {
+pub fn mesh_record(item: &FetchItem) -> Vec<u64> {
     let r = match item {
         FetchItem::Mesh(m) => MeshDesc {
             kind: 0,

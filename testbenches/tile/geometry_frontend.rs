@@ -11,8 +11,8 @@
 //! index out of range; co-simulation; lint.
 use super::buffer::assert_lint_clean;
 use super::flatten;
-use super::geometry_fetch::{load_buffers, FetchItem, FetchMesh};
-use rendergen_rtl::tile::geometry::fetch::{FetchCfg, MeshDesc};
+use super::geometry_fetch::{load_buffers, mesh_record, FetchItem, FetchMesh};
+use rendergen_rtl::tile::geometry::fetch::FetchCfg;
 use rendergen_rtl::tile::geometry::frontend::{tile_frontend_top, FrontCfg, ResolveDesc};
 use rendergen_rtl::tile::geometry::{GeomCfg, KIND_BEGIN, KIND_END, KIND_RESOLVE};
 use rendergen_sim::agents::memory::{MemCfg, MemoryAgent};
@@ -263,36 +263,6 @@ fn inputs(f: &FeFrame) -> (Vec<FetchItem>, Vec<Vec<u64>>) {
     }
     items.push(FetchItem::Marker(KIND_END));
     (items, resolves)
-}
-
-fn mesh_record(item: &FetchItem) -> Vec<u64> {
-    let r = match item {
-        FetchItem::Mesh(m) => MeshDesc {
-            kind: 0,
-            index_base: m.index_base,
-            triangles: (m.indices.len() / 3) as u64,
-            ptv_base: m.ptv_base,
-            vertices: m.verts.len() as u64,
-            state: m.state[0],
-            cull: m.state[1],
-            front_cw: m.state[2],
-            depth_op: m.state[3],
-            depth_write: m.state[4],
-        },
-        FetchItem::Marker(k) => MeshDesc {
-            kind: *k,
-            index_base: 0,
-            triangles: 0,
-            ptv_base: 0,
-            vertices: 0,
-            state: 0,
-            cull: 0,
-            front_cw: 0,
-            depth_op: 0,
-            depth_write: 0,
-        },
-    };
-    flatten(&r, &MeshDesc::SHAPE)
 }
 
 /// What a run measured.
