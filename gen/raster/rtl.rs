@@ -14,8 +14,8 @@
 //!   words — with control targets moved to absolute instruction-memory words (slot base +
 //!   prologue length) and `ldu` indices to the program's uniforms (`frag::relocate`), and
 //!   every program's uniforms into the uniform memory (`uniform`);
-//! * sets the storage bindings' bases (the primitive buffer gets a free binding), the blend
-//!   state, the write-out's static configuration, and the image-load unit's surface table
+//! * sets the storage bindings' bases (the primitive buffer gets a free binding), each draw
+//!   state's (mesh's) blend state per target and late-depth flag, the write-out's static configuration, and the image-load unit's surface table
 //!   (`rtl/tile/image_load.rs`: the surfaces a two-pass lighting pass reads, whose bytes
 //!   are an earlier RTL pass's, [`RtlOptions::preload`]);
 //! * offers each tile's command list on `list` and runs until the last one is taken.
@@ -38,6 +38,10 @@ use rendergen_sim::models::tile::frame::{Pass, PassResult};
 use rendergen_sim::models::tile::memory::{Memory, BASE};
 use rendergen_sim::models::tile::port::WriteMode;
 use rendergen_sim::Simulator;
+
+/// Most draw states (meshes of a pass) the engine's blend-state and late-depth tables hold
+/// (`FragCfg::states`' range).
+pub const MAX_STATES: u32 = 16;
 
 /// Where the model's first region lands in the agent's memory.
 pub const RTL_BASE: u64 = 0x1000;
@@ -212,12 +216,12 @@ pub fn run_pass_rtl_with(
         if m.sample_shading && pass.samples > 1 {
             return unsupported("sample-rate shading (gl_SampleID) with 4x MSAA");
         }
-        if m.late_depth {
-            return unsupported("a fragment shader writing depth");
-        }
-        if m.blend != pass.meshes[0].blend {
-            return unsupported("a blend state per mesh (one per render target for the pass)");
-        }
+    }
+    if pass.meshes.len() > MAX_STATES as usize {
+        return Err(format!(
+            "--engine rtl: the pass has {} meshes; the engine's blend-state and late-depth tables have entries for draw states 0..{MAX_STATES}",
+            pass.meshes.len()
+        ));
     }
     let shift = |a: u64| a - BASE + RTL_BASE;
     // Programs.
@@ -393,25 +397,26 @@ pub fn run_pass_rtl_with(
         sim.input("program_base").map_err(e)?,
         pass.meshes.len() as u64,
     );
-    let blend = pass
-        .meshes
-        .first()
-        .map(|m| m.blend.clone())
-        .unwrap_or_default();
-    for rt in 0..pass.targets.len() {
-        let b = blend.get(rt).copied().unwrap_or_default();
-        for (f, v) in [
-            ("enable", b.enable as u64),
-            ("colour_op", b.colour_op as u64),
-            ("src_colour", b.src_colour as u64),
-            ("dst_colour", b.dst_colour as u64),
-            ("alpha_op", b.alpha_op as u64),
-            ("src_alpha", b.src_alpha as u64),
-            ("dst_alpha", b.dst_alpha as u64),
-        ] {
-            sim.poke(sim.input(&format!("blend_{rt}_{f}")).map_err(e)?, v);
+    // Per draw state (mesh): its blend state per target and its late-depth flag.
+    let mut late = 0u64;
+    for (s, mesh) in pass.meshes.iter().enumerate() {
+        late |= (mesh.late_depth as u64) << s;
+        for rt in 0..pass.targets.len() {
+            let b = mesh.blend.get(rt).copied().unwrap_or_default();
+            for (f, v) in [
+                ("enable", b.enable as u64),
+                ("colour_op", b.colour_op as u64),
+                ("src_colour", b.src_colour as u64),
+                ("dst_colour", b.dst_colour as u64),
+                ("alpha_op", b.alpha_op as u64),
+                ("src_alpha", b.src_alpha as u64),
+                ("dst_alpha", b.dst_alpha as u64),
+            ] {
+                sim.poke(sim.input(&format!("blend_{s}_{rt}_{f}")).map_err(e)?, v);
+            }
         }
     }
+    sim.poke(sim.input("late_depth").map_err(e)?, late);
     set_textures(&mut sim, pass, model, &shift)?;
     sim.reset(2);
 
@@ -712,6 +717,7 @@ pub(super) fn engine_cfg(
                 ..ShaderCfg::default()
             },
             entry_log2,
+            states: (pass.meshes.len() as u32).clamp(1, MAX_STATES),
         },
         uniform_bits: uniform_bits.max(4),
         texture,

@@ -80,6 +80,9 @@ pub struct BackendIn {
     pub ts_req: Stream<TsReq>,
     /// The tile shader finished, with its write-out choices.
     pub ts_done: Stream<WoFlags>,
+    /// Configuration: bit `s` set when draw state `s`'s fragment shader writes depth (late
+    /// depth: `early_z` passes its quads untested, the tile buffer tests at the pixel write).
+    pub late_depth: Sig,
 }
 
 /// What [`tile_backend`] gives.
@@ -126,6 +129,7 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
         quad_retired,
         ts_req,
         ts_done,
+        late_depth,
     } = i;
     // Memory answers go by kind: reads to the command processor, acknowledgements to the
     // write-out.
@@ -151,12 +155,15 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
         pass: cfg.lanes() as u32,
     };
     let (z_resp, z_plug) = m.io_loop::<Stream<ZResp>>("z_resp", &pass);
+    let late_done = m.wire("late_done", 1);
     let r = m.child(
         "raster",
         cfg,
         RasterIn {
             tri: cmd.tri,
             z_resp,
+            late: late_depth,
+            late_done: late_done.sig(),
         },
         raster,
     );
@@ -202,6 +209,7 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
     };
     let b = m.child("tile_buffer", cfg, buffer_in, tile_buffer);
     z_plug.connect(b.z_resp);
+    late_done.drive(b.late_done);
     wo_plug.connect(b.wo_resp);
     let arb = m.child(
         "mem_arbiter",

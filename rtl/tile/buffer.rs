@@ -49,6 +49,8 @@ pub struct Access<T = Sig> {
     pub zop: T,
     /// Depth write.
     pub zwrite: T,
+    /// A colour write of a late-depth quad (gated by the last late test's passing lanes).
+    pub late: T,
     /// Blend state.
     pub blend: BlendBits<T>,
     /// Shader access error.
@@ -69,6 +71,7 @@ impl Access<u32> {
             data: vec![cfg.data_bits(); cfg.lanes()],
             zop: 3,
             zwrite: 1,
+            late: 1,
             blend: BlendBits::SHAPE,
             error: 1,
             tag: TAG_BITS,
@@ -117,6 +120,8 @@ pub struct BufferOut {
     pub ts_resp: Stream<TsResp>,
     /// Write-out answers, in request order.
     pub wo_resp: Stream<WoResp>,
+    /// A late depth test was done this clock (for `early_z`'s count of late quads in flight).
+    pub late_done: Sig,
 }
 
 /// Registers set by TILE_BEGIN.
@@ -192,6 +197,9 @@ fn pixel_access(m: &mut Module, cfg: &TileCfg, s: Stream<PixelReq>) -> Stream<Ac
         let spp = cfg2.samples as usize;
         a.data = (0..cfg2.lanes()).map(|l| r.colour[l / spp]).collect();
         a.blend = r.blend.clone();
+        a.zop = r.zop;
+        a.zwrite = r.zwrite;
+        a.late = r.late;
         a
     })
 }
@@ -254,7 +262,12 @@ fn compare(m: &mut Module, op: Sig, new: Sig, old: Sig) -> Sig {
 /// * **Ports:** `tile_begin` (TILE_BEGIN: origin in tiles, clear mask and value per plane),
 ///   `z_req` → `z_resp` (early depth test of a quad: passing lanes, depths written if asked),
 ///   `pixel` (write of a quad's colours to one render target under a lane mask, blended on
-///   RGBA8 targets as Vulkan's equations and factors), `ts` → `ts_resp` (tile shader: read or
+///   RGBA8 targets as Vulkan's equations and factors with the write's own blend state; or,
+///   to the depth plane, a **late depth test**: the pixel's D24 depth for each of its lanes,
+///   compared by the write's `zop`, passing lanes written when `zwrite`, and remembered in a
+///   `lanes`-bit register that masks the following colour writes marked `late`: depth test
+///   and depth write before blending, only the surviving samples blended, as the frame
+///   model's `run_pass`), `ts` → `ts_resp` (tile shader: read or
 ///   write one sample at a screen position; outside the tile → `error`, nothing written),
 ///   `wo` → `wo_resp` (write-out: every sample of one tile-local pixel).
 /// * **Protocol:** stream rules on every port; answers in request order per port; nothing
@@ -296,10 +309,13 @@ pub fn tile_buffer(m: &mut Module, cfg: &TileCfg, i: BufferIn) -> BufferOut {
     let hazard = hazard.named("hazard");
     let (held, held_ready) = Stream::offer(m, "access", valid & !hazard, access);
     ready.drive(held_ready & !hazard);
+    let late_done = m.wire("late_done", 1);
     let answers = pipeline(m, "access", held, |m, st, a| {
-        access_stage(m, cfg, st, a, &tile, (s1_valid, s1_addr))
+        access_stage(m, cfg, st, a, &tile, (s1_valid, s1_addr), late_done)
     });
-    answer_ports(m, cfg, answers)
+    let mut out = answer_ports(m, cfg, answers);
+    out.late_done = late_done.sig();
+    out
 }
 
 /// The RAMs, the depth test, the blend and the writes of one access (one register stage).
@@ -310,6 +326,7 @@ fn access_stage(
     a: Access,
     tile: &TileState,
     (s1_writes, s1_addr): (rendergen_hdl::Wire, rendergen_hdl::Wire),
+    late_done: rendergen_hdl::Wire,
 ) -> Answer {
     let dw = cfg.data_bits();
     let rams: Vec<Vec<rendergen_hdl::Mem>> = (0..cfg.planes())
@@ -344,6 +361,10 @@ fn access_stage(
         .collect();
     let mut pass_bits = Vec::new();
     let mut write_bits = Vec::new();
+    // Late depth: a pixel write to the depth plane is a depth test; its passing lanes gate
+    // the colour writes of the same quad that follow on the pixel port (`late` set).
+    let late_test = is(Port::Pixel) & plane_is[cfg.formats.len()];
+    let late_pass = m.reg("late_pass", cfg.lanes() as u32).reset(0);
     let rgba8_targets: Vec<Sig> = (cfg.formats.iter().enumerate())
         .filter(|(_, f)| **f == super::RtFormat::Rgba8)
         .map(|(p, _)| plane_is[p])
@@ -357,8 +378,10 @@ fn access_stage(
         );
         let pass = s1.mask.bit(l as u32) & compare(m, s1.zop, new_z, old_z);
         pass_bits.push(pass);
-        let depth_write = is(Port::Depth) & pass & s1.zwrite;
-        let other_write = (is(Port::Pixel) | is(Port::Shader)) & s1.mask.bit(l as u32);
+        let depth_write = (is(Port::Depth) | late_test) & pass & s1.zwrite;
+        let gate = !s1.late | late_pass.q().bit(l as u32);
+        let colour_write = is(Port::Pixel) & !late_test & gate;
+        let other_write = (colour_write | is(Port::Shader)) & s1.mask.bit(l as u32);
         write_bits.push(depth_write | other_write);
         wdata.push(match blend_here {
             Some(blend) => {
@@ -379,6 +402,8 @@ fn access_stage(
             None => s1.data[l],
         });
     }
+    late_pass.next_when(fire & late_test, cat_lsb_first(&pass_bits));
+    late_done.drive(fire & late_test);
     let clearing = is(Port::Clear);
     for (p, lanes) in rams.iter().enumerate() {
         let w = cfg.plane_width(p);
@@ -437,5 +462,6 @@ fn answer_ports(m: &mut Module, cfg: &TileCfg, answers: Stream<Answer>) -> Buffe
         z_resp,
         ts_resp,
         wo_resp,
+        late_done: m.lit(0, 1),
     }
 }

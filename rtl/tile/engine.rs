@@ -19,8 +19,9 @@
 //!   the driver loads every program of the frame before the first tile — draw state `s`'s
 //!   fragment program, prologue first, at word `s · 2^entry_log2`, tile program `p` at
 //!   `(program_base + p) · 2^entry_log2`), `uniform` (writes of the uniform memory),
-//!   `program_base`, `bases_<b>` (storage binding `b`'s byte address), `blend_<rt>_*` (the
-//!   blend state of each colour target for the frame), `images_*` (the image-load unit's
+//!   `program_base`, `bases_<b>` (storage binding `b`'s byte address), `blend_<s>_<rt>_*`
+//!   (draw state `s`'s blend state of colour target `rt`, `s` < [`FragCfg::states`]),
+//!   `late_depth` (bit `s`: draw state `s`'s fragment shader writes depth), `images_*` (the image-load unit's
 //!   surface table, [`super::image_load::ImageTable`] with 9 bindings: `images_enable`,
 //!   `images_base_<b>`, `images_format_<b>`, `images_width_<b>`, `images_height_<b>`,
 //!   `images_samples_<b>`).
@@ -82,9 +83,8 @@
 //! runs the same flow). The second `mem_merge` (`core_merge`) adds its order FIFO.
 //!
 //! # Not here (open work, documented in the README)
-//! Several cores; sample-rate shading; late depth (`gl_FragDepth`); a
-//! write-out mode "every sample" (so two-pass only at 1×); per-draw blend state (one blend
-//! state per target per frame).
+//! Several cores; sample-rate shading; a write-out mode "every sample" (so two-pass only
+//! at 1×).
 use super::backend::{tile_backend, BackendIn};
 use super::cmd::TileList;
 use super::core_mem::{
@@ -177,6 +177,7 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     let retired = m.wire("quad_retired", 1);
     let list = m.input_stream("list", &TileList::SHAPE);
     let config = m.input_bundle("config", &WoConfig::shape(tc));
+    let late_depth = m.input("late_depth", fc.states);
     let backend = m.child(
         "tile_backend",
         tc,
@@ -188,6 +189,7 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
             quad_retired: retired.sig(),
             ts_req,
             ts_done,
+            late_depth,
         },
         tile_backend,
     );
@@ -307,8 +309,12 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     m.output("vertex_fault_pc", sink.fault_pc);
     m.output("vertex_no_position", sink.no_position);
     m.output("vertex_no_position_addr", sink.no_position_addr);
-    let blend: Vec<BlendBits> = (0..tc.formats.len())
-        .map(|rt| m.input_bundle(&format!("blend_{rt}"), &BlendBits::SHAPE))
+    let blend: Vec<Vec<BlendBits>> = (0..fc.states)
+        .map(|s| {
+            (0..tc.formats.len())
+                .map(|rt| m.input_bundle(&format!("blend_{s}_{rt}"), &BlendBits::SHAPE))
+                .collect()
+        })
         .collect();
     // The launches' slot and draw state, for the texture binder.
     let (lv, l, lr) = frag.launched.split();

@@ -45,6 +45,10 @@ pub struct FragCfg {
     pub core: ShaderCfg,
     /// Program `s` starts at word `s · 2^entry_log2`, 0 ..= 16. Default 8.
     pub entry_log2: u32,
+    /// Draw states with their own blend state per render target and late-depth flag (the
+    /// entries of the engine's `blend_<s>_<rt>_*` and `late_depth` configuration), 1 ..= 16;
+    /// a draw state beyond them blends as state 0 and is early-depth tested. Default 4.
+    pub states: u32,
 }
 
 impl Default for FragCfg {
@@ -53,6 +57,7 @@ impl Default for FragCfg {
             tile: TileCfg::default(),
             core: ShaderCfg::default(),
             entry_log2: 8,
+            states: 4,
         }
     }
 }
@@ -73,7 +78,8 @@ impl FragCfg {
             );
         let regs_ok = m.check_param("core.regs", self.core.regs as u64, 16..=256);
         let entry_ok = m.check_param("entry_log2", self.entry_log2 as u64, 0..=16);
-        self.tile.check(m) & quads_ok & regs_ok & entry_ok
+        let states_ok = m.check_param("states", self.states as u64, 1..=16);
+        self.tile.check(m) & quads_ok & regs_ok & entry_ok & states_ok
     }
 }
 
@@ -90,6 +96,15 @@ pub struct Launched<T = Sig> {
     pub coverage: T,
     /// Draw state.
     pub state: T,
+    /// Late depth (the quad's [`QuadFrag::late`]).
+    pub late: T,
+    /// `VkCompareOp` of the late depth test.
+    pub depth_op: T,
+    /// The late depth test writes.
+    pub depth_write: T,
+    /// D24 depth of each pixel's sample 0: a late-depth pixel's depth when its shader
+    /// exports none (the frame model's rule).
+    pub depth: [T; 4],
 }
 
 impl Launched<u32> {
@@ -101,6 +116,10 @@ impl Launched<u32> {
             qy: 3,
             coverage: cfg.tile.lanes() as u32,
             state: STATE_BITS,
+            late: 1,
+            depth_op: 3,
+            depth_write: 1,
+            depth: [super::DEPTH_BITS; 4],
         }
     }
 }
@@ -241,6 +260,10 @@ pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
         qy: q.qy,
         coverage: q.coverage,
         state: q.state,
+        late: q.late,
+        depth_op: q.depth_op,
+        depth_write: q.depth_write,
+        depth: std::array::from_fn(|p| q.depth[p * s]),
     };
     let (launched, _always_ready) = Stream::offer(m, "launched", done, info);
     FragOut { launch, launched }

@@ -263,6 +263,14 @@ pub struct QuadFrag<T = Sig> {
     pub front: T,
     /// 1/w of the triangle's vertices (binary32), for the barycentrics.
     pub rw: [T; 3],
+    /// `VkCompareOp` of the triangle's depth test, 3 bits (for late depth).
+    pub depth_op: T,
+    /// The triangle writes passing depths (for late depth).
+    pub depth_write: T,
+    /// Late depth: the draw state's fragment shader writes depth, so the early test passed
+    /// every covered lane without writing, and the tile buffer tests at the pixel write
+    /// ([`early_z`](early_z::early_z) sets it from its `late` configuration).
+    pub late: T,
 }
 
 impl QuadFrag<u32> {
@@ -278,6 +286,9 @@ impl QuadFrag<u32> {
             state: STATE_BITS,
             front: 1,
             rw: [32; 3],
+            depth_op: 3,
+            depth_write: 1,
+            late: 1,
         }
     }
 }
@@ -349,19 +360,34 @@ impl BlendBits<u32> {
     };
 }
 
-/// A write of shaded colours into one render target (the pixel pipeline's port).
+/// A write of shaded colours into one render target (the pixel pipeline's port), or a late
+/// depth test.
+///
+/// With `rt` = the depth plane (index `rts`) it is a **late depth test** of the quad: lane
+/// `l`'s D24 depth is `colour[l / samples]` (bits 23:0), tested with `zop` against the
+/// stored depth under `mask`; passing lanes are written when `zwrite`, and the passing lanes
+/// are remembered for the colour writes that follow with `late` set (their mask is ANDed
+/// with them). Colour writes without `late` ignore `zop`, `zwrite`.
 #[derive(Bundle, Clone, Debug, PartialEq)]
 pub struct PixelReq<T = Sig> {
-    /// Render target.
+    /// Render target (or `rts`: a late depth test).
     pub rt: T,
     /// Quad address.
     pub addr: T,
-    /// Lanes to write.
+    /// Lanes to write (or to test).
     pub mask: T,
-    /// Colour per pixel (TL, TR, BL, BR), raw bits of the target's format.
+    /// Colour per pixel (TL, TR, BL, BR), raw bits of the target's format; D24 depth per
+    /// pixel for a late depth test.
     pub colour: [T; 4],
     /// How RGBA8 targets blend.
     pub blend: BlendBits<T>,
+    /// `VkCompareOp` of a late depth test, 3 bits.
+    pub zop: T,
+    /// A late depth test writes the passing depths.
+    pub zwrite: T,
+    /// A colour write of a late-depth quad: only the lanes that passed the pixel port's last
+    /// late depth test are written.
+    pub late: T,
 }
 
 impl PixelReq<u32> {
@@ -373,6 +399,9 @@ impl PixelReq<u32> {
             mask: cfg.lanes() as u32,
             colour: [cfg.data_bits(); 4],
             blend: BlendBits::SHAPE,
+            zop: 3,
+            zwrite: 1,
+            late: 1,
         }
     }
 }

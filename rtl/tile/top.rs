@@ -1,9 +1,9 @@
 //! The catalogue tops of the tile engine's per-tile part.
 use super::buffer::{tile_buffer, BufferIn, BufferOut};
-use super::early_z::{early_z, EarlyZIn};
+use super::early_z::{early_z, EarlyZIn, TOP_STATES};
 use super::raster::raster_front;
 use super::{PixelReq, QuadFrag, TileBegin, TileCfg, TriSetup, TsReq, WoReq, ZReq, ZResp};
-use rendergen_hdl::{Design, ElabErrors, Io, Module, Stream};
+use rendergen_hdl::{Design, ElabErrors, Io, Module, Sig, Stream};
 
 /// What the rasteriser takes.
 #[derive(Io)]
@@ -12,6 +12,10 @@ pub struct RasterIn {
     pub tri: Stream<TriSetup>,
     /// Depth-test answers from the tile buffer.
     pub z_resp: Stream<ZResp>,
+    /// Late depth per draw state (bit `s`; [`EarlyZIn::late`]).
+    pub late: Sig,
+    /// The tile buffer did a late depth test ([`EarlyZIn::late_done`]).
+    pub late_done: Sig,
 }
 
 /// What the rasteriser gives.
@@ -46,7 +50,18 @@ pub struct RasterOut {
 pub fn raster(m: &mut Module, cfg: &TileCfg, i: RasterIn) -> RasterOut {
     let quads = raster_front(m, cfg, i.tri);
     let z_resp = i.z_resp;
-    let out = m.child("early_z", cfg, EarlyZIn { quads, z_resp }, early_z);
+    let (late, late_done) = (i.late, i.late_done);
+    let out = m.child(
+        "early_z",
+        cfg,
+        EarlyZIn {
+            quads,
+            z_resp,
+            late,
+            late_done,
+        },
+        early_z,
+    );
     RasterOut {
         quad: out.quad,
         z_req: out.z_req,
@@ -102,6 +117,7 @@ pub fn tile_buffer_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
         m.output_stream("z_resp", out.z_resp);
         m.output_stream("ts_resp", out.ts_resp);
         m.output_stream("wo_resp", out.wo_resp);
+        m.output("late_done", out.late_done);
     })
 }
 
@@ -130,10 +146,19 @@ pub fn tile_raster_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
             pass: cfg.lanes() as u32,
         };
         let (z_resp, plug) = m.io_loop::<Stream<ZResp>>("z_resp", &pass);
-        let r = m.child("raster", cfg, RasterIn { tri, z_resp }, raster);
+        let late = m.input("late_depth", TOP_STATES);
+        let late_done = m.wire("late_done", 1);
+        let ri = RasterIn {
+            tri,
+            z_resp,
+            late,
+            late_done: late_done.sig(),
+        };
+        let r = m.child("raster", cfg, ri, raster);
         m.output_stream("quad", r.quad);
         let out = buffer(m, cfg, o, r.z_req);
         plug.connect(out.z_resp);
+        late_done.drive(out.late_done);
         m.output_stream("ts_resp", out.ts_resp);
         m.output_stream("wo_resp", out.wo_resp);
     })
@@ -233,8 +258,8 @@ pub fn tile_cmd_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
 
 /// The per-tile back end ([`tile_backend`](super::backend::tile_backend) as the child
 /// `tile_backend`; catalogue `tile_backend`): ports `list`, `config_*`, `mem_req`/`mem_resp`,
-/// `quad`, `pixel`, `quad_retired`, `ts_req`/`ts_resp`, `ts_launch`/`ts_done`,
-/// `outstanding`, `bad_op`, `counters_*`, `bytes_<p>`.
+/// `quad`, `pixel`, `quad_retired`, `ts_req`/`ts_resp`, `ts_launch`/`ts_done`, `late_depth`
+/// (draw states 0..16), `outstanding`, `bad_op`, `counters_*`, `bytes_<p>`.
 ///
 /// * **Cost** (`rendergen synth tile_backend -p samples=1 -p rts=2 -p formats=0x20
 ///   --per-module`, Yosys generic, tile-buffer RAMs as flip-flops): 122,402 cells, 29,474
@@ -266,6 +291,7 @@ pub fn tile_backend_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
             quad_retired: m.input("quad_retired", 1),
             ts_req: m.input_stream("ts_req", &TsReq::shape(cfg)),
             ts_done: m.input_stream("ts_done", &WoFlags::shape(cfg)),
+            late_depth: m.input("late_depth", TOP_STATES),
         };
         let o = m.child("tile_backend", cfg, i, tile_backend);
         m.output_stream("mem_req", o.mem_req);

@@ -322,6 +322,9 @@ fn drive(
                 mask: coverage,
                 colour: c,
                 blend: no_blend(),
+                zop: 0,
+                zwrite: 0,
+                late: 0,
             };
             pixel.send(&flatten(&req, &PixelReq::shape(cfg)))?;
         }

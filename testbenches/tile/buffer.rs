@@ -136,6 +136,9 @@ fn drive(
             mask: wmask as u64,
             colour,
             blend: blend_record(&blend),
+            zop: rng.below(8),
+            zwrite: rng.below(2),
+            late: 0,
         };
         src[PIXEL].send(&flatten(&req, &PixelReq::shape(cfg)))?;
         let q = Quad {
@@ -166,6 +169,20 @@ fn drive(
         &mut boards,
         seed,
         "pixel writes and depth tests",
+    )?;
+
+    // Phase 2b: late depth on the pixel port alone (its order against the early tests of
+    // `z_req` is the arbiter's): a late depth test of a quad, then colour writes marked `late`
+    // (each with its own blend state: a blend state per draw state reaches the buffer per
+    // write), and unmarked writes between, which the test must not gate.
+    late_phase(&mut rng, &mut model, cfg, &mut src[PIXEL], n, data_mask)?;
+    phase(
+        sim,
+        &mut src,
+        &mut sink,
+        &mut boards,
+        seed,
+        "late depth tests",
     )?;
 
     // Phase 3: tile-shader reads and writes, some outside the tile or of absent samples.
@@ -231,6 +248,79 @@ fn drive(
         b.check_complete()?;
     }
     Ok(sim.cycle() - start)
+}
+
+/// Sends `n` quads' late depth tests and their colour writes on `pixel`, doing the same on
+/// the model as the frame model's `run_pass` does for a shader that writes depth.
+fn late_phase(
+    rng: &mut Rng,
+    model: &mut TileBuffer,
+    cfg: &TileCfg,
+    pixel: &mut StreamSource,
+    n: usize,
+    data_mask: u64,
+) -> Result<(), TbError> {
+    let lanes = cfg.lanes() as u32;
+    let rts = cfg.formats.len();
+    let mut send = |req: PixelReq<u64>| pixel.send(&flatten(&req, &PixelReq::shape(cfg)));
+    for _ in 0..n {
+        let (qx, qy) = (rng.below(8) as u32, rng.below(8) as u32);
+        // Depths near the stored ones' range at times, so every op both passes and fails.
+        let z: [u64; 4] = std::array::from_fn(|_| match rng.below(3) {
+            0 => 0,
+            1 => (1 << 24) - 1,
+            _ => rng.below(1 << 24),
+        });
+        let mask = rng.below(1 << lanes) as u32;
+        let op = CompareOp::ALL[rng.below(8) as usize];
+        let write = rng.chance(0.7);
+        let q = Quad {
+            prim: 0,
+            qx,
+            qy,
+            coverage: mask,
+            depth: (0..lanes)
+                .map(|l| z[(l / cfg.samples) as usize] as u32)
+                .collect(),
+            edge: [[0; 3]; 4],
+        };
+        let pass = model.depth_test(&q, op, write);
+        send(PixelReq {
+            rt: rts as u64,
+            addr: (qy * 8 + qx) as u64,
+            mask: mask as u64,
+            colour: z,
+            blend: blend_record(&BlendState::default()),
+            zop: op as u64,
+            zwrite: write as u64,
+            late: 0,
+        })?;
+        for rt in 0..rts {
+            if rng.chance(0.25) {
+                continue;
+            }
+            let late = rng.chance(0.8);
+            let colour: [u64; 4] = std::array::from_fn(|_| rng.next_u64() & data_mask);
+            let wmask = rng.below(1 << lanes) as u32;
+            let blend = random_blend(rng);
+            let (gated, at) = match late {
+                true => (wmask & pass, (qx, qy)),
+                false => (wmask, (rng.below(8) as u32, rng.below(8) as u32)),
+            };
+            model.write_quad(rt, at, gated, colour, &blend);
+            send(PixelReq {
+                rt: rt as u64,
+                addr: (at.1 * 8 + at.0) as u64,
+                mask: wmask as u64,
+                colour,
+                blend: blend_record(&blend),
+                zop: rng.below(8),
+                zwrite: rng.below(2),
+                late: late as u64,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs until every source is idle and every answer expected so far arrived, then four more

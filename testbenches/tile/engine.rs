@@ -257,6 +257,7 @@ fn engine_lint_clean() {
                 ..ShaderCfg::default()
             },
             entry_log2: 3,
+            states: 4,
         },
         uniform_bits: 4,
         texture: None,

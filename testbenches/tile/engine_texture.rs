@@ -287,6 +287,7 @@ fn small_cfg(texture: Option<EngineTexCfg>) -> EngineCfg {
                 ..ShaderCfg::default()
             },
             entry_log2: 3,
+            states: 4,
         },
         uniform_bits: 4,
         texture,

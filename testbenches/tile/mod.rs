@@ -9,6 +9,7 @@ mod buffer;
 mod cmd;
 mod engine;
 mod engine_texture;
+mod engine_zblend;
 mod frag;
 mod geometry;
 mod geometry_clip;
@@ -108,8 +109,14 @@ pub fn tri_record(t: &model::TriSetup, state: u32) -> TriSetup<u64> {
 }
 
 /// The RTL's output record the model expects for quad `q` of triangle `t` drawn with draw
-/// state `state` (coverage after the depth test).
-pub fn quad_record(q: &Quad, t: &model::TriSetup, state: u32, cfg: &TileCfg) -> Vec<u64> {
+/// state `state` (coverage after the depth test; `late`: the state's shader writes depth).
+pub fn quad_record(
+    q: &Quad,
+    t: &model::TriSetup,
+    state: u32,
+    late: bool,
+    cfg: &TileCfg,
+) -> Vec<u64> {
     let frag = QuadFrag {
         prim: q.prim as u64,
         state: state as u64,
@@ -120,6 +127,9 @@ pub fn quad_record(q: &Quad, t: &model::TriSetup, state: u32, cfg: &TileCfg) -> 
         coverage: q.coverage as u64,
         depth: q.depth.iter().map(|&d| d as u64).collect(),
         bary: q.edge.map(|p| p.map(|e| edge_f32(e) as u64)),
+        depth_op: t.depth_op as u64,
+        depth_write: t.depth_write as u64,
+        late: late as u64,
     };
     flatten(&frag, &QuadFrag::shape(cfg))
 }

@@ -3,7 +3,9 @@
 use super::{flatten, mesh, port_names, quad_record, random_triangle, small_cfg, tri_record};
 use rendergen_hdl::Design;
 use rendergen_rtl::tile::top::tile_raster_top;
-use rendergen_rtl::tile::{QuadFrag, RtFormat, TileBegin, TileCfg, TriSetup, WoReq};
+use rendergen_rtl::tile::{
+    BlendBits, PixelReq, QuadFrag, RtFormat, TileBegin, TileCfg, TriSetup, WoReq,
+};
 use rendergen_sim::kit::{InOrder, Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::models::tile::buffer::{Format, TileBuffer};
 use rendergen_sim::models::tile::raster::rasterise;
@@ -50,13 +52,28 @@ pub fn run(
     (gap, stall): (f64, f64),
     cosim: bool,
 ) -> RasterRun {
+    run_late(cfg, seed, tile, tris, (gap, stall), cosim, 0)
+}
+
+/// [`run`] with the late-depth flags `late` (bit `s`: draw state `s`, the `late_depth`
+/// input): quads of those states pass the early test untested and leave the depth plane
+/// alone (the frame model's `run_pass`), and carry `late`.
+pub fn run_late(
+    cfg: &TileCfg,
+    seed: u64,
+    tile: (u32, u32),
+    tris: &[model::TriSetup],
+    (gap, stall): (f64, f64),
+    cosim: bool,
+    late: u16,
+) -> RasterRun {
     let design = tile_raster_top(cfg).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulator::new(&design).unwrap_or_else(|e| panic!("{e}"));
     let tb = TestRun::start(&mut sim, "tile_raster", seed);
     if cosim {
         sim.start_recording();
     }
-    let result = drive(&mut sim, cfg, seed, tile, tris, (gap, stall));
+    let result = drive(&mut sim, cfg, seed, tile, tris, (gap, stall), late);
     let r = tb.check(&mut sim, result);
     if cosim {
         cosim_prefix(&design, &mut sim);
@@ -64,9 +81,11 @@ pub fn run(
     r
 }
 
-/// The draw state the testbench gives triangle `t` (varied, so a dropped field shows).
-fn draw_state(t: &model::TriSetup) -> u32 {
-    t.prim.wrapping_mul(37) & 0xFF
+/// The draw state the testbench gives triangle `t` (varied, so a dropped field shows); with
+/// late-depth flags, states 0..32: half of them in the 16-entry `late_depth` table.
+fn draw_state(t: &model::TriSetup, late: u16) -> u32 {
+    let mask = if late != 0 { 0x1F } else { 0xFF };
+    t.prim.wrapping_mul(37) & mask
 }
 
 fn drive(
@@ -76,7 +95,10 @@ fn drive(
     tile: (u32, u32),
     tris: &[model::TriSetup],
     (gap, stall): (f64, f64),
+    late: u16,
 ) -> Result<RasterRun, TbError> {
+    let state = |t: &model::TriSetup| draw_state(t, late);
+    let is_late = |t: &model::TriSetup| state(t) < 16 && late >> state(t) & 1 != 0;
     let mut rng = Rng::new(seed);
     let mut buffer = TileBuffer::new(cfg.samples, &model_formats(cfg));
     let depth_plane = buffer.depth_plane();
@@ -90,10 +112,21 @@ fn drive(
     let mut expected = 0;
     for t in tris {
         for mut q in rasterise(t, cfg.samples) {
-            let pass = buffer.depth_test(&q, t.depth_op, t.depth_write);
+            let pass = match is_late(t) {
+                true => q.coverage,
+                false => buffer.depth_test(&q, t.depth_op, t.depth_write),
+            };
             if pass != 0 {
                 q.coverage = pass;
-                board.expect(quad_record(&q, t, draw_state(t), cfg));
+                board.expect(quad_record(&q, t, state(t), is_late(t), cfg));
+                if is_late(t) {
+                    // The late test the testbench sends back when the quad leaves (a shader
+                    // that keeps its rasterised depth: each pixel's sample 0 for its lanes).
+                    let mut z = q.clone();
+                    let s = cfg.samples as usize;
+                    z.depth = (0..cfg.lanes()).map(|l| q.depth[l / s * s]).collect();
+                    buffer.depth_test(&z, t.depth_op, t.depth_write);
+                }
                 expected += 1;
             }
         }
@@ -125,6 +158,10 @@ fn drive(
         clear: clear.clone(),
     };
     src[1].send(&flatten(&begin, &TileBegin::shape(cfg)))?;
+    let late_in = sim
+        .input("late_depth")
+        .map_err(|e| TbError::new(e.to_string()))?;
+    sim.poke(late_in, late as u64);
     sim.reset(1);
     // The triangles follow the TILE_BEGIN once it is taken (its 64 clear cycles are done).
     Watchdog::new(200, seed).run_until(sim, "TILE_BEGIN taken", |sim| {
@@ -133,7 +170,7 @@ fn drive(
     })?;
     sim.step();
     for t in tris {
-        src[0].send(&flatten(&tri_record(t, draw_state(t)), &TriSetup::shape()))?;
+        src[0].send(&flatten(&tri_record(t, state(t)), &TriSetup::shape()))?;
     }
     let start = sim.cycle();
     let (mut first_tri, mut first_quad) = (None, None);
@@ -149,10 +186,35 @@ fn drive(
             let v: Vec<u64> = item.iter().map(|b| b.to_u64()).collect();
             first_quad.get_or_insert(sim.cycle() - start);
             coverage.push((v[1] as u32, v[2] as u32, v[3] as u32));
+            let n = v.len();
+            if v[n - 1] != 0 {
+                // A late quad: its late test on `pixel` (fields: prim, qx, qy, coverage,
+                // depth per lane, …, depth_op, depth_write, late).
+                let s = cfg.samples as usize;
+                let req = PixelReq {
+                    rt: cfg.formats.len() as u64,
+                    addr: v[2] * 8 + v[1],
+                    mask: v[3],
+                    colour: std::array::from_fn(|p| v[4 + p * s]),
+                    blend: BlendBits {
+                        enable: 0,
+                        colour_op: 0,
+                        src_colour: 0,
+                        dst_colour: 0,
+                        alpha_op: 0,
+                        src_alpha: 0,
+                        dst_alpha: 0,
+                    },
+                    zop: v[n - 3],
+                    zwrite: v[n - 2],
+                    late: 0,
+                };
+                src[3].send(&flatten(&req, &PixelReq::shape(cfg)))?;
+            }
             board.observe(v)?;
         }
         seen = sink[0].items().len();
-        Ok(src[0].is_idle() && src[1].is_idle() && board.outstanding() == 0)
+        Ok(src[0].is_idle() && src[1].is_idle() && src[3].is_idle() && board.outstanding() == 0)
     })?;
     let cycles = sim.cycle() - start;
     sim.step(); // this cycle's transfers are sampled; the next phase starts at the next edge
@@ -212,6 +274,39 @@ fn random_state(rng: &mut Rng) -> RasterState {
         depth_write: rng.below(4) != 0,
         ..RasterState::default()
     }
+}
+
+/// Late depth (draw states whose shader writes depth): their quads pass the early test with
+/// their coverage and write no depth; the others are tested against what the early tests
+/// wrote; the depth plane read back equals the model's. Draw states are `prim · 37 mod 32`:
+/// those below 16 with their bit set are late (a quarter of the triangles), 16..32 lie
+/// beyond the table and are early-tested.
+#[test]
+fn late_depth_states_skip_the_early_test_under_back_pressure() {
+    let mut rng = Rng::from_env_or(0x1a7e);
+    let tile = (1, 2);
+    let tris = random_tris(&mut rng, tile, 80);
+    let late = 0b1010_0110_1101_0011u16;
+    let n_late = tris
+        .iter()
+        .filter(|t| draw_state(t, late) < 16 && late >> draw_state(t, late) & 1 != 0)
+        .count();
+    assert!(n_late > 3, "only {n_late} late triangles");
+    let cfg = TileCfg {
+        samples: 4,
+        formats: vec![RtFormat::Rgba8],
+    };
+    let r = run_late(&cfg, rng.next_u64(), tile, &tris, (0.3, 0.3), false, late);
+    assert!(r.quads > 100, "only {} quads", r.quads);
+    run_late(
+        &small_cfg(),
+        rng.next_u64(),
+        tile,
+        &tris,
+        (0.2, 0.3),
+        true,
+        late,
+    );
 }
 
 /// `n` random triangles set up for `tile` (rejected ones skipped).
