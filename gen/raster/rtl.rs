@@ -210,18 +210,19 @@ pub fn run_pass_rtl_with(
             "--engine rtl: {what} is not supported by the RTL engine yet"
         ))
     };
-    for m in &pass.meshes {
-        // At 1× a sample-rate shader runs once per pixel with gl_SampleID = 0 (`r5`, which
-        // the launch leaves 0): the same work as pixel-rate shading.
-        if m.sample_shading && pass.samples > 1 {
-            return unsupported("sample-rate shading (gl_SampleID) with 4x MSAA");
-        }
-    }
+    // Sample-rate shading (`sample_shading`, below): once per covered sample at 4×; at 1×
+    // once per pixel with gl_SampleID = 0, the same work as pixel-rate shading.
     if pass.meshes.len() > MAX_STATES as usize {
         return Err(format!(
             "--engine rtl: the pass has {} meshes; the engine's blend-state and late-depth tables have entries for draw states 0..{MAX_STATES}",
             pass.meshes.len()
         ));
+    }
+    // The tile shader's write-out flags carry no "set" bit: its "average" could not undo a
+    // static sample choice.
+    let modes = (pass.targets.iter().map(|t| t.writeout)).chain([pass.depth_writeout]);
+    if !pass.resolves.is_empty() && modes.clone().any(|m| matches!(m, WriteMode::Sample(_))) {
+        return unsupported("a static sample-select write-out mode in a pass with a tile shader");
     }
     let shift = |a: u64| a - BASE + RTL_BASE;
     // Programs.
@@ -330,23 +331,38 @@ pub fn run_pass_rtl_with(
 
     // Configuration.
     let planes = pass.targets.len() + 1;
-    let mut enable = 0u64;
+    let (mut enable, mut all, mut select) = (0u64, 0u64, 0u64);
     for (p, s) in result.surfaces.iter().enumerate() {
         let Some(s) = s else { continue };
         let mode = pass
             .targets
             .get(p)
             .map_or(pass.depth_writeout, |t| t.writeout);
-        if pass.samples > 1 && mode != WriteMode::Average {
-            return unsupported("a static write-out mode other than the average with 4x MSAA");
+        // Static modes (`tile_writeout`'s `config_all`, `config_select`, `config_sample_<p>`);
+        // the tile shader's choice replaces them per tile, except that the RTL's flags cannot
+        // say "average" over a static sample choice.
+        match mode {
+            WriteMode::All if pass.samples > 1 => all |= 1 << p,
+            WriteMode::Sample(k) => {
+                select |= 1 << p;
+                let port = sim.input(&format!("config_sample_{p}")).map_err(e)?;
+                sim.poke(port, k as u64);
+            }
+            _ => {}
         }
         let bytes = rendergen_sim::models::tile::pack::bytes_per_sample(s.format) as u64;
-        let pitch = pass.width as u64 * bytes;
+        let pitch = pass.width as u64 * s.samples as u64 * bytes;
         let base = shift(model.base(s.region));
         if !pitch.is_multiple_of(128) || !base.is_multiple_of(128) {
             return Err(format!(
                 "--engine rtl: plane {p}'s rows are {pitch} bytes; the write-out needs a multiple of 128 (a width multiple of {})",
-                128 / bytes
+                128 / (bytes * s.samples as u64)
+            ));
+        }
+        if pitch >= 1 << rendergen_rtl::tile::writeout::PITCH_BITS {
+            return Err(format!(
+                "--engine rtl: plane {p}'s rows are {pitch} bytes; the write-out's pitch register holds less than {}",
+                1u64 << rendergen_rtl::tile::writeout::PITCH_BITS
             ));
         }
         enable |= 1 << p;
@@ -355,6 +371,16 @@ pub fn run_pass_rtl_with(
     }
     let _ = planes;
     sim.poke(sim.input("config_enable").map_err(e)?, enable);
+    sim.poke(sim.input("config_all").map_err(e)?, all);
+    sim.poke(sim.input("config_select").map_err(e)?, select);
+    // Draw state `k` (mesh `k`) shades per sample when its fragment shader reads gl_SampleID.
+    let mut per_sample = [0u64; 1 << (rendergen_rtl::tile::STATE_BITS - 6)];
+    for (k, m) in pass.meshes.iter().enumerate() {
+        per_sample[k / 64] |= (m.sample_shading as u64) << (k % 64);
+    }
+    let per_sample =
+        rendergen_hdl::Bits::from_words(&per_sample, 1 << rendergen_rtl::tile::STATE_BITS);
+    sim.poke_bits(sim.input("sample_shading").map_err(e)?, &per_sample);
     // The image-load unit's surface table: the surfaces the lighting pass reads.
     let mut image_enable = 0u64;
     for (b, surf) in &pass.images {

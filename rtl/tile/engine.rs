@@ -30,6 +30,7 @@
 //!   the binding's filter is bilinear), `tex_enable` (bit `k`: state `k` has a texture); out
 //!   `tex_error`, `tex_error_slot`, `tex_error_state` (a warp that had no texture sampled),
 //!   `tex_switches`, `tex_requests`, `tex_counters_*` (the unit's).
+//! * `sample_shading` (bit `s`: draw state `s` shades per sample at 4×, `frag.rs`).
 //! * Outputs: `outstanding`, `bad_op`, `counters_*`, `bytes_<p>` (the back end's),
 //!   `frag_fault` (the first error code of a fragment warp), `ts_error` and `ts_error_at_*`
 //!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `image_error`
@@ -101,7 +102,7 @@ use super::vertex::{
     vertex_exports, vertex_launch, VertexCmd, VertexExportsIn, VertexLaunchIn, VertexLaunchOut,
 };
 use super::writeout::{WoConfig, WoFlags};
-use super::{BlendBits, PixelReq, TsReq};
+use super::{BlendBits, PixelReq, TsReq, STATE_BITS};
 use crate::shader::{
     shader_core, shader_core_top, DoneRec, ExportRec, LaneData, LaunchRec, LoadReq, ProgWrite,
     SpecReq, StoreReq, UniformReq, WarpData,
@@ -197,16 +198,16 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     // Fragment launches.
     let launch_slot = core.output("launch_slot");
     let room = m.wire("rob_room", 1);
-    let (qv, q, qr) = backend.quad.split();
-    let (quad, quad_ready) = Stream::offer(m, "quad_gated", qv & room.sig(), q);
-    qr.drive(quad_ready);
+    let sample_shading = m.input("sample_shading", 1 << STATE_BITS);
     let frag = m.child(
         "frag_launch",
         fc,
         FragIn {
-            quad,
+            quad: backend.quad,
             tile: backend.tile,
             launch_slot,
+            room: room.sig(),
+            sample_shading,
         },
         frag_launch,
     );

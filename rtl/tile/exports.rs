@@ -29,7 +29,9 @@ pub struct ExportsIn {
 pub struct ExportsOut {
     /// Colour writes for the tile buffer.
     pub pixel: Stream<PixelReq>,
-    /// A quad retired this clock (its writes were all taken).
+    /// A quad retired this clock (its writes were all taken; a sample-rate shaded quad's
+    /// writes are those of all its sample launches, one entry each, `Launched::last` on the
+    /// last).
     pub retired: Sig,
     /// A reorder-buffer entry is free: the launcher may start a quad.
     pub room: Sig,
@@ -257,7 +259,8 @@ pub fn frag_exports(m: &mut Module, cfg: &FragCfg, i: ExportsIn) -> ExportsOut {
     let room = count.q().lt(entries as u64);
     ExportsOut {
         pixel,
-        retired: pop,
+        // A sample-rate shaded quad retires with its last sample's entry.
+        retired: pop & head_info.last,
         room,
         fault: fault.q(),
     }

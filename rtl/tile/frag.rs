@@ -25,6 +25,15 @@
 //! program: the driver loads program `s` at that word), the helper lanes (pixels with no
 //! covered sample) and `warp_id` 0 (the model's). `r5` (sample) and `r3` are not
 //! sent (0, and computed by the prologue).
+//!
+//! # Sample-rate shading (4× MSAA)
+//! A draw state whose bit is set in `sample_shading` (its fragment shader reads
+//! `gl_SampleID`) runs once per sample `k` that some pixel of the quad covers, in increasing
+//! `k`, as the frame model's `shade_quads` does: one warp each, with `r2` = the depth of the
+//! lane's sample `k`, a twelfth transfer `r5` = `k`, the helpers the pixels that do not cover
+//! sample `k`, and for the export collector the coverage of sample `k`'s lanes only (so its
+//! outputs go to that sample); only the last of the quad's launches retires it. With one
+//! sample per pixel the bit is ignored (sample 0 is pixel-rate shading).
 use super::raster::int_to_f32;
 use super::{QuadFrag, TileCfg, PRIM_BITS, STATE_BITS, TILE_COORD_BITS};
 use crate::fp::fma::leading_zeros;
@@ -33,6 +42,8 @@ use rendergen_hdl::{cat, cat_lsb_first, index_select, Bundle, Io, Module, Sig, S
 
 /// Launch transfers per quad.
 pub const TRANSFERS: u32 = 11;
+/// Launch transfers per sample of a sample-rate shaded quad (`r5` added).
+pub const SAMPLE_TRANSFERS: u32 = 12;
 /// Scratch registers the launcher and the prologue use (at the top of the register file).
 pub const SCRATCH_REGS: u32 = 8;
 
@@ -92,7 +103,7 @@ pub struct Launched<T = Sig> {
     pub qx: T,
     /// Quad row.
     pub qy: T,
-    /// Lanes to write (after the depth test).
+    /// Lanes to write (after the depth test; one sample's lanes for a sample launch).
     pub coverage: T,
     /// Draw state.
     pub state: T,
@@ -105,6 +116,9 @@ pub struct Launched<T = Sig> {
     /// D24 depth of each pixel's sample 0: a late-depth pixel's depth when its shader
     /// exports none (the frame model's rule).
     pub depth: [T; 4],
+    /// The quad's last launch (its retirement): always, but for the sample launches of a
+    /// sample-rate shaded quad before its last.
+    pub last: T,
 }
 
 impl Launched<u32> {
@@ -120,6 +134,7 @@ impl Launched<u32> {
             depth_op: 3,
             depth_write: 1,
             depth: [super::DEPTH_BITS; 4],
+            last: 1,
         }
     }
 }
@@ -133,6 +148,10 @@ pub struct FragIn {
     pub tile: [Sig; 2],
     /// The slot the core puts the launch on `launch` into.
     pub launch_slot: Sig,
+    /// The export collector has a free entry: a launch may start.
+    pub room: Sig,
+    /// Configuration: bit `s` (of `2^STATE_BITS`) set when draw state `s` shades per sample.
+    pub sample_shading: Sig,
 }
 
 /// What [`frag_launch`] gives.
@@ -180,26 +199,75 @@ fn centre_f32(m: &mut Module, n: Sig) -> Sig {
     cat(&[f.bit(31), f.bits(30, 23) - 1, f.bits(22, 0)])
 }
 
-/// Turns each quad into [`TRANSFERS`] launch transfers (module docs).
+/// Bits of `x`, least significant first.
+fn bits_of(x: Sig) -> Vec<Sig> {
+    (0..x.width()).map(|i| x.bit(i)).collect()
+}
+
+/// Which sample a quad's launch is for, with 4 samples: the lowest sample some pixel covers
+/// from `from` on; whether another follows it.
+fn next_sample(m: &mut Module, coverage: Sig, from: Sig) -> (Sig, Sig) {
+    let present: Vec<Sig> = (0..4u32)
+        .map(|k| (0..4u32).fold(m.lit(0, 1), |a, p| a | coverage.bit(4 * p + k)))
+        .collect();
+    let present = cat_lsb_first(&present);
+    let at_or_above = index_select(
+        from,
+        &[0b1111u64, 0b1110, 0b1100, 0b1000].map(|v| m.lit(v, 4)),
+    );
+    let left = present & at_or_above;
+    let first = left.bit(0).mux(
+        m.lit(0, 2),
+        left.bit(1)
+            .mux(m.lit(1, 2), left.bit(2).mux(m.lit(2, 2), m.lit(3, 2))),
+    );
+    let more = (left & (left - 1u64)).any();
+    (first, more)
+}
+
+/// Turns each quad into [`TRANSFERS`] launch transfers (module docs), or a sample-rate shaded
+/// quad into [`SAMPLE_TRANSFERS`] per covered sample.
 ///
-/// * **Protocol:** stream rules; quads in order; `quad` is taken with its last transfer, and
-///   `launched` is offered in that cycle (it must not stall: the engine's order FIFO has a
-///   place for every warp slot).
+/// * **Protocol:** stream rules; quads in order; a launch starts only with `room` (the export
+///   collector's free entry; only a launch here fills one, so `room` never falls while a
+///   launch is offered); `quad` is taken with its last launch's last transfer, and
+///   `launched` is offered at each launch's last transfer (it must not stall: the engine's
+///   order FIFO has a place for every warp slot).
 /// * **Timing:** one transfer per clock while the core takes them: [`TRANSFERS`] clocks per
-///   quad; `launch.valid` and data are combinational from `quad` and a 4-bit counter.
-/// * **Cost:** a 4-bit transfer counter; the built-ins' converters
-///   (four `int_to_f32` per coordinate, four [`unorm24_to_f32`]).
+///   quad, [`SAMPLE_TRANSFERS`] per covered sample when shading per sample; `launch.valid`
+///   and data are combinational from `quad`, `room` and the counters.
+/// * **Cost:** a 4-bit transfer counter, a 2-bit sample register, a `2^STATE_BITS`-way bit
+///   select of `sample_shading`; the built-ins' converters (four `int_to_f32` per
+///   coordinate, four [`unorm24_to_f32`] behind a 4-way depth select with 4 samples).
 pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
     let FragIn {
         quad,
         tile,
         launch_slot,
+        room,
+        sample_shading,
     } = i;
     let (valid, q, ready) = quad.split();
     let s = cfg.tile.samples as usize;
     let rw_bits = cfg.core.reg_bits();
     let step = m.reg("step", 4).reset(0);
-    let last = step.q().eq((TRANSFERS - 1) as u64);
+    let from = m.reg("sample_from", 2).reset(0);
+    // Per-sample launches (4 samples only): the sample and whether the quad ends with it.
+    let (per_sample, sample, more) = if s == 4 {
+        let per_sample = index_select(q.state, &bits_of(sample_shading));
+        let (first, more) = next_sample(m, q.coverage, from.q());
+        (
+            per_sample,
+            per_sample.mux(first, m.lit(0, 2)),
+            per_sample & more,
+        )
+    } else {
+        (m.lit(0, 1), m.lit(0, 2), m.lit(0, 1))
+    };
+    let last = per_sample.mux(
+        step.q().eq((SAMPLE_TRANSFERS - 1) as u64),
+        step.q().eq((TRANSFERS - 1) as u64),
+    );
 
     let coord = |m: &mut Module, t: Sig, qc: Sig, off: u64| {
         let n = cat(&[t.resize(TILE_COORD_BITS), qc, m.lit(off, 1)]); // t·16 + 2q + off
@@ -207,7 +275,15 @@ pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
     };
     let xs: Vec<Sig> = (0..4).map(|p| coord(m, tile[0], q.qx, p & 1)).collect();
     let ys: Vec<Sig> = (0..4).map(|p| coord(m, tile[1], q.qy, p >> 1)).collect();
-    let zs: Vec<Sig> = (0..4).map(|p| unorm24_to_f32(m, q.depth[p * s])).collect();
+    let zs: Vec<Sig> = (0..4)
+        .map(|p| {
+            let d = match s {
+                4 => index_select(sample, &q.depth[4 * p..4 * p + 4]),
+                _ => q.depth[p * s],
+            };
+            unorm24_to_f32(m, d)
+        })
+        .collect();
     let all = |v: Sig| vec![v; 4];
     let scratch = cfg.scratch() as u64;
     let mut rows: Vec<(u64, Vec<Sig>)> =
@@ -220,6 +296,9 @@ pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
     }
     rows.push((scratch + 6, all(q.prim.resize(PRIM_BITS).zext(32))));
     debug_assert_eq!(rows.len() as u32, TRANSFERS);
+    if s == 4 {
+        rows.push((5, all(sample.zext(32))));
+    }
     let reg = index_select(
         step.q(),
         &rows.iter().map(|r| m.lit(r.0, rw_bits)).collect::<Vec<_>>(),
@@ -230,13 +309,18 @@ pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
             index_select(step.q(), &choices)
         })
         .collect();
+    // The lanes of this launch: every sample, or sample `sample`'s of each pixel.
+    let coverage = match s {
+        4 => {
+            let lanes_of = |k: u64| (0..4).fold(0u64, |a, p| a | 1 << (4 * p + k));
+            let of_sample = index_select(sample, &[0, 1, 2, 3].map(|k| m.lit(lanes_of(k), 16)));
+            q.coverage & per_sample.mux(of_sample, m.lit(0xFFFF, 16))
+        }
+        _ => q.coverage,
+    };
     let helpers = cat_lsb_first(
         &(0..4)
-            .map(|p| {
-                !q.coverage
-                    .bits((p * s + s - 1) as u32, (p * s) as u32)
-                    .any()
-            })
+            .map(|p| !coverage.bits((p * s + s - 1) as u32, (p * s) as u32).any())
             .collect::<Vec<_>>(),
     );
     let pc = (q.state.zext(32) << cfg.entry_log2).resize(32);
@@ -249,21 +333,26 @@ pub fn frag_launch(m: &mut Module, cfg: &FragCfg, i: FragIn) -> FragOut {
         helpers,
         warp_id: m.lit(0, 32),
     };
-    let (launch, launch_ready) = Stream::offer(m, "launch", valid, rec);
-    let fire = valid & launch_ready;
+    // `room` is checked at a launch's first transfer only (it cannot fall during one).
+    let go = valid & (room | step.q().ne(0u64));
+    let (launch, launch_ready) = Stream::offer(m, "launch", go, rec);
+    let fire = go & launch_ready;
     let done = fire & last;
     step.next(fire.mux(last.mux(m.lit(0, 4), step.q() + 1), step.q()));
-    ready.drive(done);
+    let quad_done = done & !more;
+    from.next(done.mux(more.mux(sample + 1u64, m.lit(0, 2)), from.q()));
+    ready.drive(quad_done);
     let info = Launched {
         slot: launch_slot,
         qx: q.qx,
         qy: q.qy,
-        coverage: q.coverage,
+        coverage,
         state: q.state,
         late: q.late,
         depth_op: q.depth_op,
         depth_write: q.depth_write,
         depth: std::array::from_fn(|p| q.depth[p * s]),
+        last: !more,
     };
     let (launched, _always_ready) = Stream::offer(m, "launched", done, info);
     FragOut { launch, launched }

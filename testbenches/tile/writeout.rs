@@ -3,7 +3,8 @@
 //! `tile_writeout`'s docs), with the tile buffer's write-out port played by the testbench
 //! (random answer gaps, random stalls on `wo_req`) and the memory agent (random latency and
 //! back-pressure). Static and dynamic suppression; the suppressed planes' regions are never
-//! written.
+//! written. The static modes at 4× (every sample — the frame model's multisampled surface
+//! layout —, a fixed sample, the mean).
 use super::buffer::assert_lint_clean;
 use super::flatten;
 use rendergen_hdl::Bits;
@@ -202,6 +203,39 @@ pub struct TileJob {
     pub select: Vec<Option<usize>>,
 }
 
+/// The static write-out configuration (`WoConfig`'s modes).
+#[derive(Clone, Debug)]
+pub struct Statics {
+    /// Static enable per plane.
+    pub enable: u64,
+    /// Planes storing every sample (4 samples only).
+    pub all: u64,
+    /// Static sample select per plane (else the mean), unless the tile chose one.
+    pub select: Vec<Option<usize>>,
+}
+
+impl Statics {
+    /// Only enables: every other plane averaged.
+    pub fn enables(cfg: &TileCfg, enable: u64) -> Statics {
+        Statics {
+            enable,
+            all: 0,
+            select: vec![None; cfg.planes()],
+        }
+    }
+
+    /// Whether plane `p` stores every sample.
+    fn every(&self, cfg: &TileCfg, p: usize) -> bool {
+        cfg.samples == 4 && self.all >> p & 1 != 0
+    }
+
+    /// Bytes from one row of plane `p`'s image to the next (padded by 128 bytes).
+    fn pitch(&self, cfg: &TileCfg, p: usize) -> usize {
+        let per_pixel = bpp(cfg, p) * if self.every(cfg, p) { 4 } else { 1 };
+        TILES.0 as usize * 16 * per_pixel + 128
+    }
+}
+
 /// What a run saw.
 pub struct WoRun {
     /// Cycles from reset until the last tile was taken.
@@ -210,14 +244,14 @@ pub struct WoRun {
     pub bytes: Vec<u64>,
 }
 
-/// Runs `jobs` through `tile_writeout` with static enables `static_enable`; checks the memory
-/// image byte for byte (poison where nothing was written), the counters, and that planes
-/// never enabled left their regions untouched. With `cosim`, replays the start in iverilog
-/// and Verilator.
+/// Runs `jobs` through `tile_writeout` with static modes `statics`; checks the memory image
+/// byte for byte (poison where nothing was written), the counters, and that planes never
+/// enabled left their regions untouched. With `cosim`, replays the start in iverilog and
+/// Verilator.
 pub fn run(
     cfg: &TileCfg,
     seed: u64,
-    static_enable: u64,
+    statics: &Statics,
     jobs: &[TileJob],
     (gap, stall): (f64, f64),
     cosim: bool,
@@ -228,7 +262,7 @@ pub fn run(
     if cosim {
         sim.start_recording();
     }
-    let r = drive(&mut sim, cfg, seed, static_enable, jobs, (gap, stall));
+    let r = drive(&mut sim, cfg, seed, statics, jobs, (gap, stall));
     let run = tb.check(&mut sim, r);
     if cosim {
         cosim_prefix(&design, &mut sim);
@@ -240,19 +274,19 @@ fn drive(
     sim: &mut Simulator,
     cfg: &TileCfg,
     seed: u64,
-    static_enable: u64,
+    statics: &Statics,
     jobs: &[TileJob],
     (gap, stall): (f64, f64),
 ) -> Result<WoRun, TbError> {
+    let static_enable = statics.enable;
     let mut rng = Rng::new(seed);
     let planes = cfg.planes();
-    let width = TILES.0 as usize * 16;
     let height = TILES.1 as usize * 16;
-    // Plane p's image at (p + 1) · 64 KiB, rows padded by 128 bytes.
-    let base: Vec<usize> = (0..planes).map(|p| 0x1_0000 * (p + 1)).collect();
-    let pitch: Vec<usize> = (0..planes).map(|p| width * bpp(cfg, p) + 128).collect();
+    // Plane p's image at (p + 1) · 128 KiB, rows padded by 128 bytes.
+    let base: Vec<usize> = (0..planes).map(|p| 0x2_0000 * (p + 1)).collect();
+    let pitch: Vec<usize> = (0..planes).map(|p| statics.pitch(cfg, p)).collect();
     let mem_cfg = MemCfg {
-        size: 0x1_0000 * (planes + 2),
+        size: 0x2_0000 * (planes + 2),
         min_latency: 1,
         max_latency: 20,
         stall,
@@ -263,12 +297,19 @@ fn drive(
     };
     let mut mem = MemoryAgent::new(sim, "mem", mem_cfg)?;
     for (p, b) in base.iter().enumerate() {
-        mem.region(&format!("plane{p}"), *b as u64, 0x1_0000);
+        mem.region(&format!("plane{p}"), *b as u64, 0x2_0000);
     }
     // Configuration registers.
     let en = sim.input("config_enable")?;
     sim.poke(en, static_enable);
+    let all = sim.input("config_all")?;
+    sim.poke(all, statics.all);
+    let select = sim.input("config_select")?;
+    let select_bits = (0..planes).map(|p| (statics.select[p].is_some() as u64) << p);
+    sim.poke(select, select_bits.sum());
     for p in 0..planes {
+        let s = sim.input(&format!("config_sample_{p}"))?;
+        sim.poke(s, statics.select[p].unwrap_or(0) as u64);
         let b = sim.input(&format!("config_base_{p}"))?;
         sim.poke(b, base[p] as u64);
         let pi = sim.input(&format!("config_pitch_{p}"))?;
@@ -302,13 +343,23 @@ fn drive(
             if (static_enable & job.enable) >> p & 1 == 0 {
                 continue;
             }
-            expected_bytes[p] += 256 * bpp(cfg, p) as u64;
+            let n = bpp(cfg, p);
             for (pix, samples) in tile[p].iter().enumerate() {
-                let v = resolve_ref(cfg, p, samples, job.select[p]);
                 let x = job.tile.0 as usize * 16 + pix % 16;
                 let y = job.tile.1 as usize * 16 + pix / 16;
-                let at = y * pitch[p] + x * bpp(cfg, p);
-                image[p][at..at + bpp(cfg, p)].copy_from_slice(&v.to_le_bytes()[..bpp(cfg, p)]);
+                // Every sample: the model's `((y·W + x)·S + s)·bytes` (rows padded here).
+                let values = match statics.every(cfg, p) {
+                    true => samples.clone(),
+                    false => {
+                        let select = job.select[p].or(statics.select[p]);
+                        vec![resolve_ref(cfg, p, samples, select)]
+                    }
+                };
+                for (s, v) in values.iter().enumerate() {
+                    let at = y * pitch[p] + (x * values.len() + s) * n;
+                    image[p][at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+                    expected_bytes[p] += n as u64;
+                }
             }
         }
         let flags = WoFlags {
@@ -330,7 +381,7 @@ fn drive(
     }
     sim.reset(1);
     let begin = sim.cycle();
-    let dog = Watchdog::new(4000 * jobs.len() as u64 + 1000, seed);
+    let dog = Watchdog::new(16_000 * jobs.len() as u64 + 1000, seed);
     let mut job = 0usize;
     dog.run_until(sim, "every tile written out", |sim| {
         start.drive(sim);
@@ -444,7 +495,14 @@ fn writeout_matches_reference_default_config() {
     let jobs = random_jobs(&mut rng, &cfg, 6);
     // Plane 2 (R32F) statically suppressed.
     let seed = rng.next_u64();
-    run(&cfg, seed, 0b11011, &jobs, (0.3, 0.3), false);
+    run(
+        &cfg,
+        seed,
+        &Statics::enables(&cfg, 0b11011),
+        &jobs,
+        (0.3, 0.3),
+        false,
+    );
 }
 
 /// Only the output target written (A6): the G-buffer planes and depth suppressed dynamically
@@ -460,7 +518,14 @@ fn suppressed_planes_are_never_written() {
             select: vec![None; 5],
         })
         .collect();
-    let r = run(&cfg, rng.next_u64(), 0b11111, &jobs, (0.2, 0.4), false);
+    let r = run(
+        &cfg,
+        rng.next_u64(),
+        &Statics::enables(&cfg, 0b11111),
+        &jobs,
+        (0.2, 0.4),
+        false,
+    );
     assert_eq!(r.bytes, vec![3 * 256 * 4, 0, 0, 0, 0]);
     assert!(r.cycles >= 3 * 128, "{} cycles", r.cycles);
 }
@@ -471,7 +536,14 @@ fn all_suppressed_tile_writes_nothing() {
     let mut rng = Rng::from_env_or(0xa11);
     let cfg = super::small_cfg();
     let jobs = random_jobs(&mut rng, &cfg, 4);
-    let r = run(&cfg, rng.next_u64(), 0, &jobs, (0.2, 0.2), false);
+    let r = run(
+        &cfg,
+        rng.next_u64(),
+        &Statics::enables(&cfg, 0),
+        &jobs,
+        (0.2, 0.2),
+        false,
+    );
     assert_eq!(r.bytes, vec![0; 3]);
 }
 
@@ -481,7 +553,14 @@ fn writeout_small_config_cosimulates() {
     let mut rng = Rng::from_env_or(0xc051);
     let cfg = super::small_cfg();
     let jobs = random_jobs(&mut rng, &cfg, 2);
-    run(&cfg, rng.next_u64(), 0b111, &jobs, (0.2, 0.2), true);
+    run(
+        &cfg,
+        rng.next_u64(),
+        &Statics::enables(&cfg, 0b111),
+        &jobs,
+        (0.2, 0.2),
+        true,
+    );
 }
 
 /// 4× MSAA with only the 16-bit float formats and RGBA8 (no binary32 stages), co-simulated.
@@ -493,11 +572,99 @@ fn writeout_msaa_cosimulates() {
         formats: vec![RtFormat::Rgba8, RtFormat::Rg16f],
     };
     let jobs = random_jobs(&mut rng, &cfg, 1);
-    run(&cfg, rng.next_u64(), 0b111, &jobs, (0.2, 0.2), true);
+    run(
+        &cfg,
+        rng.next_u64(),
+        &Statics::enables(&cfg, 0b111),
+        &jobs,
+        (0.2, 0.2),
+        true,
+    );
+}
+
+/// The static modes at 4× MSAA (the frame model's `WriteMode`): RGBA8 and RGBA16F storing
+/// every sample (multisampled surfaces in the model's layout, 128-byte bursts), R32F sample 2
+/// statically (a tile's own choice wins), RG16F off, depth every sample; random dynamic
+/// flags and back-pressure everywhere. The statically suppressed plane is never written.
+#[test]
+fn writeout_static_modes_at_4x() {
+    let mut rng = Rng::from_env_or(0x5a4);
+    let cfg = TileCfg::default();
+    let jobs = random_jobs(&mut rng, &cfg, 4);
+    let statics = Statics {
+        enable: 0b10111,
+        all: 0b10011,
+        select: vec![None, None, Some(2), Some(1), None],
+    };
+    let r = run(&cfg, rng.next_u64(), &statics, &jobs, (0.3, 0.3), false);
+    assert_eq!(r.bytes[3], 0, "RG16F is statically off");
+    let on = |p: usize| jobs.iter().filter(|j| j.enable >> p & 1 != 0).count() as u64;
+    // Every sample: 256 pixels × 4 samples × bpp per tile it is on in.
+    assert_eq!(r.bytes[0], on(0) * 256 * 4 * 4);
+    assert_eq!(r.bytes[1], on(1) * 256 * 4 * 8);
+    assert_eq!(r.bytes[2], on(2) * 256 * 4);
+    assert_eq!(r.bytes[4], on(4) * 256 * 4 * 4);
+}
+
+/// Every sample stored, with no tile shader choice: each tile takes at least its 1,024 reads
+/// of the plane (one sample per clock), and the beats are exactly the samples' bytes.
+#[test]
+fn writeout_every_sample_counts_bytes() {
+    let mut rng = Rng::from_env_or(0xa77);
+    let cfg = TileCfg {
+        samples: 4,
+        formats: vec![RtFormat::Rgba8],
+    };
+    let jobs: Vec<TileJob> = (0..2)
+        .map(|k| TileJob {
+            tile: (k + 1, 0),
+            enable: 0b11,
+            select: vec![None; 2],
+        })
+        .collect();
+    let statics = Statics {
+        enable: 0b01,
+        all: 0b01,
+        select: vec![None; 2],
+    };
+    let r = run(&cfg, rng.next_u64(), &statics, &jobs, (0.0, 0.0), false);
+    assert_eq!(r.bytes, vec![2 * 256 * 16, 0]);
+    assert!(r.cycles >= 2 * 1024, "{} cycles", r.cycles);
+}
+
+/// Every sample, a static sample choice and the mean side by side at 4×, co-simulated in
+/// iverilog and Verilator.
+#[test]
+fn writeout_static_modes_cosimulate() {
+    let mut rng = Rng::from_env_or(0xc5a);
+    let cfg = TileCfg {
+        samples: 4,
+        formats: vec![RtFormat::Rgba8, RtFormat::Rg16f, RtFormat::Rgba8],
+    };
+    let jobs = random_jobs(&mut rng, &cfg, 1);
+    let statics = Statics {
+        enable: 0b1111,
+        all: 0b1001,
+        select: vec![None, Some(3), None, None],
+    };
+    run(&cfg, rng.next_u64(), &statics, &jobs, (0.2, 0.2), true);
 }
 
 #[test]
 fn writeout_lint_clean() {
     let design = tile_writeout_top(&super::small_cfg()).unwrap_or_else(|e| panic!("{e}"));
     assert_lint_clean(&design);
+}
+
+/// Yosys area of `tile_writeout` (default configuration: 4 samples; RGBA8, RGBA16F, R32F,
+/// RG16F and depth), the cost figure of `rtl/tile/README.md`; `rendergen synth tile_writeout`
+/// runs the same flow.
+/// `cargo test -p rendergen-testbenches --test testbenches tile::writeout::measure -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn measure_writeout_area() {
+    use rendergen_gen::tools::{synth_per_module, SynthTarget};
+    let d = tile_writeout_top(&TileCfg::default()).unwrap_or_else(|e| panic!("{e}"));
+    let r = synth_per_module(&d, SynthTarget::Generic).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!("{r}");
 }
