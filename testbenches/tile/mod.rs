@@ -10,6 +10,7 @@ mod cmd;
 mod engine;
 mod engine_msaa;
 mod engine_texture;
+mod engine_tshader;
 mod engine_zblend;
 mod frag;
 mod geometry;
@@ -19,6 +20,7 @@ mod geometry_frontend;
 mod image_load;
 mod memory;
 mod raster;
+mod tile_shader;
 mod vertex;
 mod writeout;
 

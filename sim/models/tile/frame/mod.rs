@@ -36,17 +36,37 @@
 //!    * `RESOLVE`: the drain barrier (every fragment of the tile is committed — in this
 //!      model drawing is in order, so the barrier holds by construction and is asserted by
 //!      an outstanding-fragment counter), then the tile shader on `xthreads × ythreads`
-//!      threads (64 per warp), then drawing resumes;
+//!      threads in warps of [`TS_WARP`] = 4 (below), then drawing resumes;
 //!    * `END_TILE`: write-out of every plane whose static mode and tile mode are both on.
 //! 6. **Write-out** ([`WriteMode`]): average, sample select or every sample, packed by
 //!    format ([`pack`]), one row segment per pixel row into the plane's surface
 //!    (`((y·W + x)·S + s)·bytes` with `S` the stored samples per pixel).
 //!
+//! # Tile-shader warps
+//! The tile shader's threads `t = y·xthreads + x` run in warps of [`TS_WARP`] = 4 consecutive
+//! threads (`t = 4w .. 4w + 3`, the last warp's missing lanes helpers), warp `w` after warp
+//! `w − 1` has run to its end — the RTL engine's warp (one quad) and launch order
+//! (`rtl/tile/tile_shader.rs`, `ts_launcher`). Inside a warp the lanes run in lockstep, a
+//! special-port instruction's accesses in lane order, so a thread sees every tile-buffer
+//! write its warp made in earlier instructions, its own and its warp neighbours' (the engine
+//! gives the same: its special port answers in request order and holds an access behind an
+//! unwritten store to the same sample). **Between warps of one RESOLVE the order is not
+//! defined** (`tiles-and-allocation.md` A.6, "Races between tile-shader threads": no barrier
+//! among tile-shader threads): the engine runs up to one warp per warp slot at once, so a
+//! sample one warp writes and another warp reads or writes in the same RESOLVE has no
+//! defined value, and this model's in-order answer is one of the engine's possible ones. A
+//! tile shader whose threads communicate only inside their warp of four, or only across
+//! RESOLVEs, has the same result on both. (With the former 64-thread warps a thread saw
+//! the writes of the 63 others of its warp, which the engine did not give.)
+//!
 //! # Cost model (not RTL timing)
 //! One shader core issuing one instruction per warp per cycle; `cycles` counts: geometry =
 //! vertex-shader instructions + one per assembled triangle + one per (triangle, tile) binned;
 //! per tile, command = one per 64-bit command word read; fragment = one per rasterised quad + the
-//! fragment warps' instructions; tile shader = its warps' instructions; write-out = bytes / 16
+//! fragment warps' instructions; tile shader = per 16 warps of four threads (64 threads, one
+//! 64-lane warp of the cost model's core) the most instructions one of them executed (exact
+//! when their control flow agrees; the lockstep union when it diverges is at least that);
+//! write-out = bytes / 16
 //! (a 16-byte burst per cycle), rounded up. Drain wait is 0 in this in-order model.
 use super::buffer::{BlendState, Format, TileBuffer};
 use super::command::{self, Command};
@@ -59,6 +79,14 @@ use super::{DEPTH_MAX, TILE};
 use crate::models::shader::{self, Env, Launch, SpecRequest, TexRequest};
 use crate::models::texture::{Filter, TexDesc};
 use std::fmt;
+
+/// Threads per tile-shader warp: the RTL engine's warp (one quad of four lanes), so that
+/// threads exchanging data through the tile buffer inside a warp see the same order on both
+/// (module docs, "Tile-shader warps").
+pub const TS_WARP: usize = 4;
+
+/// Tile-shader warps the cost model charges as one 64-lane warp.
+const TS_COST_GROUP: usize = 16;
 
 /// A compiled program and its uniform words.
 #[derive(Clone, Debug, Default)]
@@ -780,8 +808,12 @@ pub fn run_pass_with_progress(
                         .flat_map(|y| (0..xthreads).map(move |x| (x, y)))
                         .collect();
                     st.ts_threads += threads.len() as u32;
-                    for chunk in threads.chunks(64) {
-                        let mut launch = Launch::new(chunk.len().div_ceil(4));
+                    // Warps of TS_WARP threads in launch order, each run to its end before
+                    // the next (module docs, "Tile-shader warps"); the cost model charges a
+                    // group of 16 of them as one 64-lane warp: its longest warp's count.
+                    let mut group_cost = 0u64;
+                    for (w, chunk) in threads.chunks(TS_WARP).enumerate() {
+                        let mut launch = Launch::new(1);
                         for &(x, y) in chunk {
                             let gx = tx * xthreads + x;
                             let gy = ty * ythreads + y;
@@ -789,7 +821,7 @@ pub fn run_pass_with_progress(
                                 .regs
                                 .push(vec![gx, gy, 0, x, y, 0, y * xthreads + x, tx, ty, 0]);
                         }
-                        launch.helpers = tail_helpers(chunk.len(), 4 * launch.quads);
+                        launch.helpers = tail_helpers(chunk.len(), TS_WARP);
                         let mut env = PassEnv {
                             mem,
                             buffers: &pass.buffers,
@@ -809,8 +841,13 @@ pub fn run_pass_with_progress(
                             &mut env,
                             &format!("tile shader {program}"),
                         )?;
-                        st.cycles_tile_shader += executed;
-                        st.instructions += executed;
+                        group_cost = group_cost.max(executed);
+                        let last = w + 1 == threads.len().div_ceil(TS_WARP);
+                        if (w + 1) % TS_COST_GROUP == 0 || last {
+                            st.cycles_tile_shader += group_cost;
+                            st.instructions += group_cost;
+                            group_cost = 0;
+                        }
                     }
                 }
                 Command::EndTile => {
