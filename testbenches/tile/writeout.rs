@@ -668,3 +668,40 @@ fn measure_writeout_area() {
     let r = synth_per_module(&d, SynthTarget::Generic).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("{r}");
 }
+
+/// The frame model's resolve (`sim/models/tile/pack.rs`, `average`) and this testbench's
+/// reference of the write-out's rule agree on every format, special values included: the
+/// model that the engine tests compare whole frames against averages as the RTL does.
+#[test]
+fn the_frame_models_average_is_the_write_outs_rule() {
+    use rendergen_sim::models::tile::buffer::Format;
+    use rendergen_sim::models::tile::pack::average;
+    let cfg = TileCfg {
+        samples: 4,
+        formats: vec![
+            RtFormat::Rgba8,
+            RtFormat::Rgba16f,
+            RtFormat::R32f,
+            RtFormat::Rg16f,
+        ],
+    };
+    let model_format = |p: usize| match cfg.formats.get(p) {
+        Some(RtFormat::Rgba8) => Some(Format::Rgba8),
+        Some(RtFormat::Rgba16f) => Some(Format::Rgba16f),
+        Some(RtFormat::R32f) => Some(Format::R32f),
+        Some(RtFormat::Rg16f) => Some(Format::Rg16f),
+        None => None,
+    };
+    let mut rng = Rng::from_env_or(0xA7E);
+    for i in 0..20_000 {
+        let p = i % (cfg.formats.len() + 1);
+        let samples: Vec<u64> = (0..4).map(|_| random_sample(&mut rng, &cfg, p)).collect();
+        let want = resolve_ref(&cfg, p, &samples, None);
+        let got = average(model_format(p), &samples);
+        assert_eq!(
+            got, want,
+            "plane {p} ({:?}) samples {samples:x?}: model {got:#x}, write-out rule {want:#x}",
+            cfg.formats.get(p)
+        );
+    }
+}

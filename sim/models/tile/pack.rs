@@ -11,9 +11,13 @@
 //! * Channels a format does not have load as 0 (colour) and 1.0 (alpha) and ignore stores.
 //! * Depth (D24): channel 0 is the raw integer; other channels load as 0 and 1 (alpha).
 //!
-//! Resolve by average: RGBA8 per channel `(Σ + n/2) / n` in integers; D24 likewise; float
-//! formats per channel in binary32 (`fp32::basic`: left-to-right sum, then `· (1/n)`), then
-//! back to the format.
+//! Resolve by average (the write-out's rule, `rtl/tile/resolve.rs`): RGBA8 per channel
+//! `(Σ + n/2) / n` in integers; D24 likewise; RGBA16F and RG16F per channel the **exact**
+//! mean of the binary16 samples rounded once to nearest even (binary16 subnormals kept; a NaN
+//! sample, or +∞ together with −∞, gives `0x7E00`; otherwise an infinity gives itself; an
+//! exact zero mean is +0); R32F the pairwise sum `((s0 + s1) + (s2 + s3)) · (1/n)` in the
+//! shader core's binary32 (`fp32::basic`: D6 rounding, flushing and canonical NaN) — what a
+//! tile shader computing the mean gets.
 use super::buffer::Format;
 use crate::models::fp32::basic;
 
@@ -127,7 +131,7 @@ pub fn bytes_per_sample(f: Option<Format>) -> usize {
     f.map_or(4, |f| f.bits() as usize / 8)
 }
 
-/// The average of `samples` of a colour format (`Some`) or of D24 (`None`).
+/// The average of `samples` of a colour format (`Some`) or of D24 (`None`) (module docs).
 pub fn average(f: Option<Format>, samples: &[u64]) -> u64 {
     let n = samples.len() as u64;
     let Some(f) = f else {
@@ -138,23 +142,99 @@ pub fn average(f: Option<Format>, samples: &[u64]) -> u64 {
             let s: u64 = samples.iter().map(|v| (v >> (8 * c)) & 0xFF).sum();
             acc | (((s + n / 2) / n) << (8 * c))
         }),
-        _ => {
-            let inv = (1.0f32 / n as f32).to_bits();
-            (0..channels(f)).fold(0, |acc, c| {
-                let s = samples
-                    .iter()
-                    .map(|&v| load_channel(f, v, c))
-                    .reduce(basic::add)
-                    .unwrap_or(0);
-                store_channel(f, acc, c, basic::mul(s, inv))
-            })
+        Format::Rgba16f | Format::Rg16f => (0..channels(f)).fold(0, |acc, c| {
+            let halves: Vec<u16> = samples.iter().map(|&v| (v >> (16 * c)) as u16).collect();
+            acc | (half_mean(&halves) as u64) << (16 * c)
+        }),
+        Format::R32f => {
+            let words: Vec<u32> = samples.iter().map(|&v| v as u32).collect();
+            basic::mul(pairwise_sum(&words), (1.0f32 / n as f32).to_bits()) as u64
         }
     }
+}
+
+/// `((s0 + s1) + (s2 + s3))`, halves summed recursively, in the core's binary32.
+fn pairwise_sum(words: &[u32]) -> u32 {
+    match words {
+        [] => 0,
+        [w] => basic::add(*w, 0),
+        _ => {
+            let (a, b) = words.split_at(words.len() / 2);
+            basic::add(pairwise_sum(a), pairwise_sum(b))
+        }
+    }
+}
+
+/// The exact mean of binary16 values rounded once to nearest even (module docs).
+fn half_mean(h: &[u16]) -> u16 {
+    let v: Vec<f64> = h.iter().map(|&x| f32::from_bits(f16_to_f32(x)) as f64).collect();
+    let pos = v.contains(&f64::INFINITY);
+    let neg = v.contains(&f64::NEG_INFINITY);
+    if v.iter().any(|x| x.is_nan()) || (pos && neg) {
+        return 0x7E00;
+    }
+    if pos || neg {
+        return if pos { 0x7C00 } else { 0xFC00 };
+    }
+    // Binary16 values span 2^-24 ..= 2^16 in magnitude: their sum is exact in a binary64,
+    // and so is the division by a power of two.
+    half_of_f64(v.iter().sum::<f64>() / h.len() as f64)
+}
+
+/// A finite binary64 rounded to binary16, nearest even, subnormals kept, overflow to ±∞,
+/// zero as +0.
+fn half_of_f64(x: f64) -> u16 {
+    if x == 0.0 {
+        return 0;
+    }
+    let sign = if x < 0.0 { 0x8000u16 } else { 0 };
+    let a = x.abs();
+    // The binary16 exponent of `a` (−14 for subnormals) and the value of its last place.
+    let e = (((a.to_bits() >> 52) & 0x7FF) as i32 - 1023).max(-14);
+    let ulp = 2f64.powi(e - 10);
+    let q = (a / ulp).round_ties_even() as u32; // exact scaling, one rounding
+    let (e, q) = if q == 2048 { (e + 1, 1024) } else { (e, q) };
+    if e > 15 {
+        return sign | 0x7C00;
+    }
+    if q < 1024 {
+        return sign | q as u16; // subnormal (e = −14)
+    }
+    sign | (((e + 15) as u16) << 10) | (q - 1024) as u16
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn half_mean_is_the_exact_mean_rounded_once() {
+        let h = |v: f32| f32_to_f16(v.to_bits());
+        // 1024, 0.5, 2^-24, 0: the exact mean 256.125 + 2^-26 rounds up to 256.25; a binary32
+        // left-to-right sum would lose the 2^-24 and tie to 256.0.
+        let s = [h(1024.0), h(0.5), 0x0001, 0];
+        assert_eq!(half_mean(&s), h(256.25));
+        assert_eq!(half_mean(&[0x0001, 0, 0, 0]), 0, "2^-26 rounds to +0");
+        assert_eq!(half_mean(&[0x0002, 0, 0, 0]), 0, "2^-25 ties to even +0");
+        assert_eq!(half_mean(&[0x0003, 0x0003, 0, 0]), 0x0002, "1.5 ulp ties up to 2");
+        assert_eq!(half_mean(&[0x8000, 0x8000, 0x8000, 0x8000]), 0, "an exact zero is +0");
+        assert_eq!(half_mean(&[0x7BFF; 4]), 0x7BFF, "the largest half stays finite");
+        assert_eq!(half_mean(&[0x7C00, 0xFC00, 0, 0]), 0x7E00);
+        assert_eq!(half_mean(&[0xFC00, 0x3C00, 0, 0]), 0xFC00);
+        assert_eq!(half_mean(&[0x7E01, 0x3C00, 0, 0]), 0x7E00);
+        // The smallest normal from four subnormals.
+        assert_eq!(half_mean(&[0x0400; 4]), 0x0400);
+        assert_eq!(half_mean(&[0x03FF, 0x0401, 0x03FF, 0x0401]), 0x0400);
+    }
+
+    #[test]
+    fn r32f_mean_sums_in_pairs() {
+        let w = |v: f32| v.to_bits() as u64;
+        // 2^24, 1, 1, 1: pairwise (2^24 + 1) + (1 + 1) = 2^24 + 2; left to right each + 1
+        // ties back to 2^24.
+        let s = [w(16_777_216.0), w(1.0), w(1.0), w(1.0)];
+        assert_eq!(average(Some(Format::R32f), &s), w(4_194_304.5));
+    }
 
     #[test]
     fn half_round_trip_and_rounding() {
