@@ -521,6 +521,18 @@ pub static GENERATORS: &[GeneratorSpec] = &[
                 states: v[8] as u32,
                 ..Default::default()
             });
+            e.geometry = (v[9] > 0).then(|| crate::tile::geometry::frontend::FrontCfg {
+                fetch: crate::tile::geometry::fetch::FetchCfg {
+                    slots: v[10] as u32,
+                    outstanding: 8,
+                },
+                geom: crate::tile::geometry::GeomCfg {
+                    planes: v[1] as u32 + 1,
+                    bin_words: v[12] as u32,
+                    max_tiles: v[11] as u32,
+                    div_steps: 4,
+                },
+            });
             crate::tile::engine::tile_engine_top(&e)
         },
         constraint: Some(tile_constraint),
@@ -746,6 +758,32 @@ const TILE_ENGINE_PARAMS: &[ParamSpec] = &[
         16,
         "texture descriptors (draw states that sample); 0: no texture unit",
     ),
+    p(
+        "geometry",
+        0,
+        0,
+        1,
+        "1: the geometry front end (tile_frontend: meshes in, lists made on chip); 0: a `list` input",
+    ),
+    p(
+        "geom_slots",
+        2,
+        0,
+        8,
+        "with the front end: varying slots per post-transform vertex",
+    ),
+    pow2(
+        "geom_tiles",
+        64,
+        1..=65536,
+        "with the front end: tiles its list writer tracks",
+    ),
+    pow2(
+        "bin_words",
+        512,
+        32..=65536,
+        "with the front end: 64-bit words of a tile's list bin",
+    ),
 ];
 
 /// Parameters of the tile engine's tops: `samples`, `rts`, `formats`.
@@ -797,7 +835,8 @@ fn tile_constraint(v: &[u64]) -> Result<(), (usize, String)> {
 /// minutes where 16 exercise the same code; the PBRU is linted with one core and test pipelines
 /// (its real ASTC units are linted as `astc_a` and `astc_dp`, its shading units as
 /// `pipe_<kind>`); the texture unit with 16×16 textures and 4 cache lines; the tile tops with
-/// 1 sample and two render targets (the default's 188,416 bits of tile storage become
+/// 1 sample and two render targets, the engine with its geometry front end on 4 tiles of
+/// 32-word bins (the default's 188,416 bits of tile storage become
 /// flip-flops in Yosys's generic flow).
 const LINT_OVERRIDES: &[(&str, &[&str])] = &[
     ("mac_mesh", &["lanes=4", "stages=4"]),
@@ -815,6 +854,9 @@ const LINT_OVERRIDES: &[(&str, &[&str])] = &[
             "entry_log2=3",
             "uniform_bits=4",
             "tex_states=1",
+            "geometry=1",
+            "geom_tiles=4",
+            "bin_words=32",
         ],
     ),
     ("texture_unit", &["max_log2=4", "cache_lines=4"]),

@@ -104,23 +104,6 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
             })?,
         ),
     };
-    // The vertex phases on the RTL's shader core, checked against the model's vertices.
-    let vertices = match a.engine {
-        EngineArg::Model => None,
-        EngineArg::Rtl => Some(
-            rendergen_gen::raster::vertex_rtl::render_vertices_rtl(
-                &frame,
-                &RtlOptions {
-                    max_cycles: a.max_cycles,
-                    ..RtlOptions::default()
-                },
-            )
-            .map_err(|e| Failure {
-                code: e.code,
-                message: e.message,
-            })?,
-        ),
-    };
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, frame.width, frame.height);
@@ -136,9 +119,8 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
         if let Some(r) = &rtl {
             doc["engine"] = "rtl".into();
             doc["rtl"] = rtl_json(&frame, r);
-            if let Some(v) = &vertices {
-                doc["rtl_vertex"] = rendergen_gen::raster::vertex_rtl::vertices_json(&frame, v);
-            }
+            doc["rtl_vertex"] = rendergen_gen::raster::vertex_rtl::vertices_json(&frame, &r.vertex);
+            doc["rtl_geometry"] = rendergen_gen::raster::geometry_json(r);
         }
         println!("{doc:#}");
     } else if let Some(r) = &rtl {

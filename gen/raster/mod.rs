@@ -605,6 +605,10 @@ pub fn render_rtl(
         if let Some(t) = &r.texture {
             report.texture.get_or_insert_with(Default::default).add(t);
         }
+        report.simulated.0 += r.simulated.0;
+        report.simulated.1 += r.simulated.1;
+        report.vertex.extend(r.vertex);
+        report.geometry.extend(r.geometry);
         previous = r.surfaces.clone();
         report.surfaces.extend(r.surfaces);
     }
@@ -662,6 +666,41 @@ pub fn rtl_json(frame: &Frame, r: &rtl::RtlReport) -> serde_json::Value {
             "tile": [t.tile.0, t.tile.1],
             "cycles": { "total": t.cycles, "fragment": t.fragment(), "drain": t.drain, "tile_shader": t.tile_shader, "writeout": t.writeout },
         })).collect::<Vec<_>>(),
+    })
+}
+
+/// The `--json` section of the RTL's geometry phases (`rtl_geometry`): per pass the cycles
+/// from the vertex phase's end to the first list handed to the tiles, the front end's
+/// counters (equal to the model's: the run checks them) and its bytes (lists and primitive
+/// data written, indices and post-transform vertices read); beside them the vertex and tile
+/// phases' cycles of the same simulation.
+pub fn geometry_json(r: &rtl::RtlReport) -> serde_json::Value {
+    let passes: Vec<serde_json::Value> = (r.geometry.iter())
+        .map(|(name, g)| {
+            serde_json::json!({
+                "pass": name,
+                "cycles": g.cycles,
+                "triangles_in": g.triangles_in,
+                "near_clipped": g.near_clipped,
+                "guard_band_rejects": g.guard_band_rejects,
+                "culled": g.culled,
+                "triangles_out": g.triangles_out,
+                "list_bytes": g.list_bytes,
+                "primitive_bytes": g.prim_bytes,
+                "fetch_read_bytes": g.fetch_bytes,
+            })
+        })
+        .collect();
+    let vertex: u64 = r.vertex.iter().map(|v| v.1.cycles).sum();
+    let geometry: u64 = r.geometry.iter().map(|g| g.1.cycles).sum();
+    serde_json::json!({
+        "cycles": geometry,
+        "vertex_cycles": vertex,
+        "tile_cycles": r.cycles,
+        "frame_cycles": vertex + geometry + r.cycles,
+        "simulated_cycles": r.simulated.0,
+        "simulation_cycles_per_second": r.simulated.0 as f64 / r.simulated.1.max(1e-9),
+        "passes": passes,
     })
 }
 

@@ -1,31 +1,62 @@
-//! `--engine rtl`: the per-tile work of a render pass on the `tile_engine` RTL
-//! (`rendergen_rtl::tile::engine`), simulated cycle by cycle.
+//! `--engine rtl`: a render pass on the `tile_engine` RTL (`rendergen_rtl::tile::engine`,
+//! built with its geometry front end, `EngineCfg::geometry`), simulated cycle by cycle in ONE
+//! simulation from vertices to pixels: the vertex phase, then the geometry front end from the
+//! RTL's own post-transform buffer, then every tile from the RTL's own lists and primitive
+//! data.
 //!
-//! Geometry and tiling stay in the frame model: the model runs the pass first (the pass's
-//! own primitive buffer and command lists are its regions `"<pass>: primitive data"` and
-//! `"<pass>: command lists"`: a frame of several passes holds one of each per pass), and its memory
-//! (vertex data, primitive buffer, command lists, storage buffers — everything but the
-//! surfaces the write-out fills) is loaded into the byte-accurate memory agent
-//! (`rendergen_sim::agents::memory::MemoryAgent`) at the same layout (addresses moved down by
-//! a constant, `RTL_BASE − BASE`). The driver then
+//! The frame model runs the pass first (for the comparison, and for the inputs: vertex data,
+//! textures, storage buffers). Its memory is placed in the byte-accurate memory agent
+//! (`rendergen_sim::agents::memory::MemoryAgent`) at the same layout (addresses moved down by a
+//! constant, `RTL_BASE − BASE`); loaded are the inputs, **not** the model's `"<pass>:
+//! primitive data"` (the RTL writes it, at the same place and layout: `geom_prim_base` is the
+//! region's base, primitive `id`'s `3·(1 + 4·S)` words at `+ 4·3·(1 + 4·S)·id`, as the
+//! fragment prologue reads them), nor its `"<pass>: command lists"` (the model packs its lists
+//! behind a table; the RTL's list writer keeps fixed bins, so the region stays untouched), nor
+//! the surfaces the write-out fills. **Memory layout decisions** behind the model's regions:
+//! * [`PTV_REGION`], at the first 4 KiB boundary behind them: the post-transform buffer, the
+//!   meshes one after another, vertex `v` of mesh `m` at `ptv_base_m + v·(16 + 16·S)`
+//!   (`S` = the pass's most varying slots; what `vertex_exports` writes and `geom_fetch`
+//!   reads);
+//! * [`LISTS_REGION`], at the next 4 KiB boundary: tile `t`'s bin at `lists_base + t·8·B`,
+//!   `B` = the model's longest list rounded up to a power of two (at least 32 words; a `DRAW`
+//!   that does not fit sets `geom_overflow`, an error).
+//!
+//! The driver
 //! * loads every program into the core's instruction memory through `prog` — draw state `s`'s
 //!   fragment shader behind its prologue (`rtl/tile/frag.rs`: barycentrics and varyings on
-//!   the core) at slot `s`, tile program `p` at slot `meshes + p`, slots of `2^entry_log2`
-//!   words — with control targets moved to absolute instruction-memory words (slot base +
-//!   prologue length) and `ldu` indices to the program's uniforms (`frag::relocate`), and
-//!   every program's uniforms into the uniform memory (`uniform`);
-//! * sets the storage bindings' bases (the primitive buffer gets a free binding), each draw
-//!   state's (mesh's) blend state per target and late-depth flag, the write-out's static configuration, and the image-load unit's surface table
-//!   (`rtl/tile/image_load.rs`: the surfaces a two-pass lighting pass reads, whose bytes
-//!   are an earlier RTL pass's, [`RtlOptions::preload`]);
-//! * offers each tile's command list on `list` and runs until the last one is taken.
+//!   the core) at slot `s`, tile program `p` at slot `meshes + p`, mesh `m`'s vertex shader
+//!   behind its attribute prologue (`vertex_rtl`) at slot `meshes + resolves + m`, slots of
+//!   `2^entry_log2` words — with control targets moved to absolute instruction-memory words
+//!   (slot base + prologue length) and `ldu` indices to the program's uniforms
+//!   (`frag::relocate`), and every program's uniforms into the uniform memory (`uniform`);
+//! * sets the storage bindings' bases (the primitive buffer gets the lowest free binding, the
+//!   vertex data the next), each draw state's (mesh's) blend state per target and late-depth
+//!   flag, the write-out's static configuration, the
+//!   image-load unit's surface table (`rtl/tile/image_load.rs`: the surfaces a two-pass
+//!   lighting pass reads, whose bytes are an earlier RTL pass's, [`RtlOptions::preload`]) and
+//!   the front end's (`geom_*`: screen, tiles, bins, clear values, primitive base);
+//! * offers one vertex command per mesh on `vertex`; once the last is taken (its transfer
+//!   means the mesh's vertices are in memory) the `mesh` items (a frame-begin marker, each
+//!   mesh with the `RESOLVE` tokens that follow it, the frame-end marker) and the `resolve`
+//!   descriptors; the engine hands each list to its back end itself, after every list word
+//!   and every primitive-data write is acknowledged (`list_offered`, `list_taken`);
+//! * when the first list is offered (the geometry phase's end), checks the RTL's
+//!   post-transform vertices, the front end's counters, its primitive data and every list
+//!   word against the model's (an error names the first difference), then runs the tiles
+//!   until the last list is taken.
 //!
 //! The surfaces' bytes are then the RTL's; [`compare`] checks them against the model's.
+use super::vertex_rtl::{
+    compare_vertices, load_programs, vertex_regions, vertex_setup, VertexReport, VertexSetup,
+};
 use rendergen_hdl::HwEnum;
 use rendergen_rtl::shader::ShaderCfg;
 use rendergen_rtl::tile::cmd::CmdState;
 use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
 use rendergen_rtl::tile::frag::{fragment_prologue, relocate, FragCfg, SCRATCH_REGS};
+use rendergen_rtl::tile::geometry::fetch::FetchCfg;
+use rendergen_rtl::tile::geometry::frontend::FrontCfg;
+use rendergen_rtl::tile::geometry::{GeomCfg, KIND_BEGIN, KIND_END, KIND_RESOLVE, KIND_TRIANGLE};
 use rendergen_rtl::tile::image_load::{ImageError, ImageFormat};
 use rendergen_rtl::tile::texture::{EngineTexCfg, TEX_STATES};
 use rendergen_rtl::tile::{RtFormat, TileCfg};
@@ -37,6 +68,7 @@ use rendergen_sim::models::tile::buffer::Format;
 use rendergen_sim::models::tile::frame::{Pass, PassResult};
 use rendergen_sim::models::tile::memory::{Memory, BASE};
 use rendergen_sim::models::tile::port::WriteMode;
+use rendergen_sim::models::tile::setup::{CullMode, FrontFace};
 use rendergen_sim::Simulator;
 
 /// Most draw states (meshes of a pass) the engine's blend-state and late-depth tables hold
@@ -116,7 +148,8 @@ impl RtlTile {
 /// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub struct RtlReport {
-    /// Cycles from the first list offered to the last tile's end.
+    /// The tiles' cycles: from the first list offered to the back end (the geometry phase's
+    /// end) to the last tile's end.
     pub cycles: u64,
     /// Per tile, in list order.
     pub tiles: Vec<RtlTile>,
@@ -128,6 +161,13 @@ pub struct RtlReport {
     pub surfaces: Vec<(usize, Vec<u8>)>,
     /// The texture unit's counters, when the pass samples textures.
     pub texture: Option<RtlTexture>,
+    /// Per pass with meshes, its vertex phase (pass name, report).
+    pub vertex: Vec<(String, VertexReport)>,
+    /// Per pass, its geometry phase (pass name, report).
+    pub geometry: Vec<(String, RtlGeometry)>,
+    /// Cycles simulated (vertex, geometry and tile phases) and the wall-clock seconds
+    /// they took (the simulator's speed; not part of any check).
+    pub simulated: (u64, f64),
 }
 
 /// The texture unit's counters of a run (summed over passes by `render_rtl`).
@@ -267,6 +307,20 @@ pub fn run_pass_rtl_with(
         raw.push((Vec::new(), &r.program.words, uniform_words.len() as u32));
         uniform_words.extend(&r.program.uniforms);
     }
+    // The vertex shaders (behind their attribute prologues) after the tile programs, their
+    // vertex data through the next free binding.
+    let cmd_region = model
+        .regions()
+        .iter()
+        .position(|r| r.name == format!("{}: command lists", pass.name))
+        .ok_or("--engine rtl: the pass has no command lists")?;
+    let vs = vertex_setup(pass, model, &[used.as_slice(), &[prim_binding]].concat())?;
+    let vertex_slot = raw.len();
+    let vertex_uniforms = uniform_words.len() as u32;
+    for (pro, body, u) in &vs.programs {
+        raw.push((pro.clone(), body, vertex_uniforms + u));
+    }
+    uniform_words.extend(&vs.uniforms);
     let longest = (raw.iter().map(|(p, b, _)| p.len() + b.len()))
         .max()
         .unwrap_or(1)
@@ -280,7 +334,7 @@ pub fn run_pass_rtl_with(
             words
         })
         .collect();
-    let cfg = engine_cfg(
+    let mut cfg = engine_cfg(
         pass,
         (programs.len(), entry_log2),
         regs,
@@ -288,6 +342,28 @@ pub fn run_pass_rtl_with(
         texture_cfg(pass)?,
         "programs",
     )?;
+    let tiles_x = pass.width.div_ceil(16);
+    let all_tiles = (tiles_x * pass.height.div_ceil(16)) as usize;
+    let model_lists = model_lists(model, cmd_region, all_tiles)?;
+    let longest = model_lists.iter().map(Vec::len).max().unwrap_or(0) as u32;
+    let bin_words = longest.next_power_of_two().max(32);
+    if bin_words > 65536 || all_tiles > 65536 {
+        return Err(format!(
+            "--engine rtl: {all_tiles} tiles with lists of up to {longest} words; the list writer keeps at most 65536 tiles of 65536 words"
+        ));
+    }
+    cfg.geometry = Some(FrontCfg {
+        fetch: FetchCfg {
+            slots: slots_max,
+            outstanding: 8,
+        },
+        geom: GeomCfg {
+            planes: pass.targets.len() as u32 + 1,
+            bin_words,
+            max_tiles: (all_tiles as u32).next_power_of_two(),
+            div_steps: 4,
+        },
+    });
     let (design, mut sim) = engine_sim(&cfg, opts)?;
     let e = |e: rendergen_sim::SimError| e.to_string();
     let t = |e: rendergen_sim::kit::TbError| e.to_string();
@@ -299,11 +375,26 @@ pub fn run_pass_rtl_with(
         .map(|r| r.base + r.size())
         .max()
         .unwrap_or(BASE);
+    // Behind the model's regions: the post-transform buffer (as `vertex_rtl` lays it out),
+    // then the lists' bins.
+    let stride = 16 + 16 * u64::from(slots_max);
+    let ptv = shift(end).next_multiple_of(4096);
+    let ptv_bases: Vec<u64> = (vs.counts.iter())
+        .scan(ptv, |at, &n| {
+            let b = *at;
+            *at += n * stride;
+            Some(b)
+        })
+        .collect();
+    let ptv_bytes = vs.counts.iter().sum::<u64>() * stride;
+    let lists_base = (ptv + ptv_bytes).next_multiple_of(4096);
+    let bin_bytes = 8 * u64::from(bin_words);
+    let lists_bytes = all_tiles as u64 * bin_bytes;
     let mut mem = MemoryAgent::new(
         &sim,
         "mem",
         MemCfg {
-            size: (shift(end) + 0x1000) as usize,
+            size: (lists_base + lists_bytes + 0x1000) as usize,
             min_latency: opts.latency.0,
             max_latency: opts.latency.1,
             stall: opts.stall,
@@ -324,10 +415,12 @@ pub fn run_pass_rtl_with(
         mem.region(&r.name, shift(r.base), r.size());
         if let Some((_, bytes)) = opts.preload.iter().find(|p| p.0 == i) {
             mem.load(shift(r.base), bytes);
-        } else if !surface_regions.contains(&i) {
+        } else if !surface_regions.contains(&i) && i != prim_region && i != cmd_region {
             mem.load(shift(r.base), r.bytes());
         }
     }
+    mem.region(PTV_REGION, ptv, ptv_bytes.max(1));
+    mem.region(LISTS_REGION, lists_base, lists_bytes);
 
     // Configuration.
     let planes = pass.targets.len() + 1;
@@ -420,9 +513,28 @@ pub fn run_pass_rtl_with(
         shift(model.regions()[prim_region].base),
     );
     sim.poke(
+        sim.input(&format!("bases_{}", vs.binding)).map_err(e)?,
+        shift(vs.bind_base),
+    );
+    sim.poke(
         sim.input("program_base").map_err(e)?,
         pass.meshes.len() as u64,
     );
+    // The geometry front end's configuration.
+    let clears = (pass.targets.iter().map(|t| t.clear)).chain([u64::from(pass.depth_clear)]);
+    for (p, c) in clears.enumerate() {
+        sim.poke(sim.input(&format!("geom_clear_{p}")).map_err(e)?, c);
+    }
+    for (name, v) in [
+        ("geom_tiles_x", u64::from(tiles_x)),
+        ("geom_tiles_y", u64::from(pass.height.div_ceil(16))),
+        ("geom_lists_base", lists_base),
+        ("geom_width", u64::from(pass.width)),
+        ("geom_height", u64::from(pass.height)),
+        ("geom_prim_base", shift(model.regions()[prim_region].base)),
+    ] {
+        sim.poke(sim.input(name).map_err(e)?, v);
+    }
     // Per draw state (mesh): its blend state per target and its late-depth flag.
     let mut late = 0u64;
     for (s, mesh) in pass.meshes.iter().enumerate() {
@@ -447,77 +559,116 @@ pub fn run_pass_rtl_with(
     sim.reset(2);
 
     // Programs and uniforms, before the first tile (the core takes `prog` while idle).
-    let (pv, pa, pw) = (
-        sim.input("prog_valid").map_err(e)?,
-        sim.input("prog_addr").map_err(e)?,
-        sim.input("prog_word").map_err(e)?,
-    );
-    for (s, words) in programs.iter().enumerate() {
-        for (k, &w) in words.iter().enumerate() {
-            sim.poke(pv, 1);
-            sim.poke(pa, ((s << entry_log2) + k) as u64);
-            sim.poke(pw, w);
-            sim.step();
-        }
-    }
-    sim.poke(pv, 0);
-    let (uv, ua, uw) = (
-        sim.input("uniform_valid").map_err(e)?,
-        sim.input("uniform_addr").map_err(e)?,
-        sim.input("uniform_word").map_err(e)?,
-    );
-    for (k, &w) in uniform_words.iter().enumerate() {
-        sim.poke(uv, 1);
-        sim.poke(ua, k as u64);
-        sim.poke(uw, w as u64);
-        sim.step();
-    }
-    sim.poke(uv, 0);
+    load_programs(&mut sim, &programs, entry_log2, &uniform_words).map_err(e)?;
 
-    // The tiles' lists, from the command-list table.
-    let cmd = model
-        .regions()
-        .iter()
-        .find(|r| r.name == format!("{}: command lists", pass.name))
-        .ok_or("--engine rtl: the pass has no command lists")?;
-    let ntiles = (pass.width.div_ceil(16) * pass.height.div_ceil(16)) as usize;
-    let ntiles = opts.tiles.map_or(ntiles, |n| n.min(ntiles));
-    let tiles_x = pass.width.div_ceil(16);
-    let mut list = StreamSource::new(&sim, "list", opts.seed ^ 0x5EED).map_err(t)?;
-    for k in 0..ntiles {
-        let b = &cmd.bytes()[8 * k..8 * k + 8];
-        let entry = u64::from_le_bytes(b.try_into().expect("8 bytes"));
-        let addr = shift(cmd.base) + 8 * (entry & 0xFFFF_FFFF);
-        list.send(&[addr, entry >> 32]).map_err(t)?;
+    // The work: a vertex command per mesh, then the meshes, RESOLVEs and frame markers for
+    // the geometry front end (offered once the last vertex command is taken: its vertices
+    // are then in memory).
+    let mut vertex = StreamSource::new(&sim, "vertex", opts.seed ^ 0x7E47).map_err(t)?;
+    for (k, m) in pass.meshes.iter().enumerate() {
+        vertex
+            .send(&[
+                vs.counts[k],
+                ((vertex_slot + k) as u64) << entry_log2,
+                ptv_bases[k],
+                u64::from(m.varyings),
+                u64::from(slots_max),
+            ])
+            .map_err(t)?;
     }
-    let issue = sim.output("issue").map_err(e)?;
+    let (items, resolves) = geometry_items(pass, model, &vs, &ptv_bases)?;
+    let mut mesh = StreamSource::new(&sim, "mesh", opts.seed ^ 0x6E54).map_err(t)?;
+    for i in &items {
+        mesh.send(i).map_err(t)?;
+    }
+    let mut resolve = StreamSource::new(&sim, "resolve", opts.seed ^ 0x2E50).map_err(t)?;
+    for r in &resolves {
+        resolve.send(r).map_err(t)?;
+    }
+    let ntiles = opts.tiles.map_or(all_tiles, |n| n.min(all_tiles));
+    let out = |sim: &Simulator, n: &str| sim.output(n).map_err(e);
+    let issue = out(&sim, "issue")?;
+    let list_offered = out(&sim, "list_offered")?;
+    let list_taken = out(&sim, "list_taken")?;
     let counters: Vec<_> = ["drain", "tile_shader", "writeout"]
         .iter()
-        .map(|n| sim.output(&format!("counters_{n}")))
-        .collect::<Result<_, _>>()
-        .map_err(e)?;
-    let frag_fault = sim.output("frag_fault").map_err(e)?;
-    let ts_fault = sim.output("ts_fault").map_err(e)?;
-    let ts_error = sim.output("ts_error").map_err(e)?;
-    let bad_op = sim.output("bad_op").map_err(e)?;
-    let image_error = sim.output("image_error").map_err(e)?;
+        .map(|n| out(&sim, &format!("counters_{n}")))
+        .collect::<Result<_, _>>()?;
+    let frag_fault = out(&sim, "frag_fault")?;
+    let ts_fault = out(&sim, "ts_fault")?;
+    let ts_error = out(&sim, "ts_error")?;
+    let bad_op = out(&sim, "bad_op")?;
+    let image_error = out(&sim, "image_error")?;
+    let vertex_fault = out(&sim, "vertex_fault")?;
+    let vertex_no_position = out(&sim, "vertex_no_position")?;
+    let geom_error = out(&sim, "geom_error")?;
+    let geom_overflow = out(&sim, "geom_overflow")?;
     let tex_error = sim.output("tex_error").ok();
     let mut report = RtlReport::default();
-    let start = sim.cycle();
-    let mut last_end = start;
+    let first = sim.cycle();
+    let wall = std::time::Instant::now();
+    let mut phase = Phase::Vertex;
+    let mut vertex_issued = 0;
+    let mut vertex_end = first;
+    let mut geometry_end = first;
+    let mut last_end = first;
     let mut last_counters = [0u64; 3];
     let mut taken = 0;
-    let mut moved = (0u64, 0usize, (0u64, 0u64));
-    let mut moved_at = start;
+    let mut moved = (0u64, 0usize, (0u64, 0u64), 0u64, 0u64);
+    let mut moved_at = first;
+    let meshes = pass.meshes.len() as u64;
     while taken < ntiles {
-        list.drive(&mut sim);
+        vertex.drive(&mut sim);
+        if phase != Phase::Vertex {
+            mesh.drive(&mut sim);
+            resolve.drive(&mut sim);
+        }
         mem.drive(&mut sim);
-        list.sample(&mut sim);
+        vertex.sample(&mut sim);
+        if phase != Phase::Vertex {
+            mesh.sample(&mut sim);
+            resolve.sample(&mut sim);
+        }
         mem.sample(&mut sim);
-        report.issued += sim.peek(issue);
+        let issued = sim.peek(issue);
+        match phase {
+            Phase::Vertex => vertex_issued += issued,
+            _ => report.issued += issued,
+        }
+        let tile_done = sim.peek(list_taken) != 0;
+        if phase == Phase::Geometry && sim.peek(list_offered) != 0 {
+            // Every list and the primitive data are in memory: check them now (a wrong list
+            // would otherwise show as a wrong image or a hang).
+            phase = Phase::Tiles;
+            geometry_end = sim.cycle();
+            last_end = geometry_end;
+            let v = vertex_report(pass, &vs, &ptv_bases, &mem, vertex_end - first);
+            let g = geometry_report(&mut sim, pass, &mem, geometry_end - vertex_end)?;
+            let at = Layout {
+                lists: &model_lists,
+                lists_base,
+                bin_bytes,
+                prim_base: shift(model.regions()[prim_region].base),
+            };
+            check_geometry(result, model, pass, &v, &g, &mem, &at)?;
+            if !pass.meshes.is_empty() {
+                report.vertex.push((
+                    pass.name.clone(),
+                    VertexReport {
+                        issued: vertex_issued,
+                        ..v
+                    },
+                ));
+            }
+            report.geometry.push((pass.name.clone(), g));
+        }
         sim.step();
-        if list.sent() as usize > taken {
-            taken = list.sent() as usize;
+        if phase == Phase::Vertex && vertex.sent() == meshes {
+            phase = Phase::Geometry;
+            vertex_end = sim.cycle();
+        }
+        if tile_done {
+            taken += 1;
             let now: Vec<u64> = counters.iter().map(|&c| sim.peek(c)).collect();
             let k = taken - 1;
             report.tiles.push(RtlTile {
@@ -539,6 +690,51 @@ pub fn run_pass_rtl_with(
                     "--engine rtl: a {what} warp ended with error {code} ({name})"
                 ));
             }
+        }
+        let code = sim.peek(vertex_fault);
+        if code != 0 {
+            let pc_port = out(&sim, "vertex_fault_pc")?;
+            let at = sim.peek(pc_port);
+            let slot = (at >> entry_log2) as usize;
+            let k = slot
+                .saturating_sub(vertex_slot)
+                .min(pass.meshes.len().saturating_sub(1));
+            let pc = at
+                .saturating_sub((slot as u64) << entry_log2)
+                .saturating_sub(vs.programs.get(k).map_or(0, |p| p.0.len() as u64));
+            let name = rendergen_shader_isa::WarpError::from_code(code as u32)
+                .map_or_else(|| format!("error {code}"), |w| format!("{w:?}"));
+            return Err(format!(
+                "--engine rtl: mesh `{}` vertex shader: {name} at pc {pc}",
+                pass.meshes.get(k).map_or("?", |m| m.name.as_str())
+            ));
+        }
+        if sim.peek(vertex_no_position) != 0 {
+            let addr_port = out(&sim, "vertex_no_position_addr")?;
+            let addr = sim.peek(addr_port);
+            let k = ptv_bases.iter().rposition(|&b| b <= addr).unwrap_or(0);
+            return Err(format!(
+                "--engine rtl: mesh `{}`: the vertex shader does not write a vec4 position (vertex {})",
+                pass.meshes.get(k).map_or("?", |m| m.name.as_str()),
+                (addr - ptv_bases.get(k).copied().unwrap_or(addr)) / stride
+            ));
+        }
+        if sim.peek(geom_error) != 0 {
+            let mut peek = |n: &str| out(&sim, n).map(|p| sim.peek(p));
+            let (state, tri, index) = (
+                peek("geom_error_state")?,
+                peek("geom_error_tri")?,
+                peek("geom_error_index")?,
+            );
+            return Err(format!(
+                "--engine rtl: the geometry front end met index {index} in triangle {tri} of mesh `{}`, not below its vertex count",
+                pass.meshes.get(state as usize).map_or("?", |m| m.name.as_str())
+            ));
+        }
+        if sim.peek(geom_overflow) != 0 {
+            return Err(format!(
+                "--engine rtl: a tile's command list did not fit its bin of {bin_words} words"
+            ));
         }
         if sim.peek(ts_error) != 0 {
             let at: Vec<u64> = (0..6)
@@ -563,18 +759,25 @@ pub fn run_pass_rtl_with(
         if sim.peek(bad_op) != 0 {
             return Err("--engine rtl: the command processor met an unknown opcode".into());
         }
-        let now = (report.issued, taken, mem.transactions());
+        let now = (
+            report.issued + vertex_issued,
+            taken,
+            mem.transactions(),
+            vertex.sent(),
+            mesh.sent(),
+        );
         if now != moved {
             moved = now;
             moved_at = sim.cycle();
         }
-        let why = if sim.cycle() - start > opts.max_cycles {
+        let why = if sim.cycle() - first > opts.max_cycles {
             Some(format!("not done after {} cycles", opts.max_cycles))
         } else if sim.cycle() - moved_at > opts.stall_cycles {
             Some(format!(
-                "stuck: no list taken, no warp instruction issued and no memory transaction for {} cycles (cycle {})",
+                "stuck in the {} phase: no list taken, no warp instruction issued and no memory transaction for {} cycles (cycle {})",
+                phase.name(),
                 opts.stall_cycles,
-                sim.cycle() - start
+                sim.cycle() - first
             ))
         } else {
             None
@@ -589,7 +792,8 @@ pub fn run_pass_rtl_with(
         }
     }
     mem.check().map_err(t)?;
-    report.cycles = sim.cycle() - start;
+    report.cycles = sim.cycle() - geometry_end;
+    report.simulated = (sim.cycle() - first, wall.elapsed().as_secs_f64());
     if cfg.texture.is_some() {
         let mut peek = |n: &str| sim.output(n).map(|p| sim.peek(p)).map_err(e);
         report.texture = Some(RtlTexture {
@@ -609,7 +813,11 @@ pub fn run_pass_rtl_with(
             .push((r.name.clone(), String::new(), r.read_bytes, r.written_bytes));
     }
     for (i, r) in report.regions.iter_mut().enumerate() {
-        r.1 = model.regions()[i].class.clone();
+        r.1 = match model.regions().get(i) {
+            Some(m) => m.class.clone(),
+            None if r.0 == LISTS_REGION => "command lists".to_owned(),
+            None => "post-transform vertices".to_owned(),
+        };
     }
     for &i in &surface_regions {
         let r = &model.regions()[i];
@@ -618,6 +826,291 @@ pub fn run_pass_rtl_with(
             .push((i, mem.bytes(shift(r.base), r.size() as usize).to_vec()));
     }
     Ok(report)
+}
+
+/// The agent region of the post-transform vertex buffer (behind the model's regions).
+pub const PTV_REGION: &str = "RTL: post-transform vertices";
+/// The agent region of the lists' bins (behind the post-transform buffer).
+pub const LISTS_REGION: &str = "RTL: command lists";
+
+/// The phase a run is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Vertex commands offered.
+    Vertex,
+    /// Meshes offered to the geometry front end; no list yet.
+    Geometry,
+    /// The tiles.
+    Tiles,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Vertex => "vertex",
+            Phase::Geometry => "geometry",
+            Phase::Tiles => "tile",
+        }
+    }
+}
+
+/// The geometry phase of a run on the RTL's `tile_frontend`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RtlGeometry {
+    /// Cycles from the last vertex command's transfer to the first list offered to the
+    /// back end (every list and the primitive data in memory).
+    pub cycles: u64,
+    /// Triangles assembled from the index buffers.
+    pub triangles_in: u64,
+    /// Triangles with no vertex in front of the near plane.
+    pub near_clipped: u64,
+    /// Triangles dropped for leaving the guard band.
+    pub guard_band_rejects: u64,
+    /// Triangles removed by face culling.
+    pub culled: u64,
+    /// Triangles kept (primitive ids given).
+    pub triangles_out: u64,
+    /// Bytes of command lists written ([`LISTS_REGION`]).
+    pub list_bytes: u64,
+    /// Bytes of primitive data written.
+    pub prim_bytes: u64,
+    /// Bytes of indices and post-transform vertices read.
+    pub fetch_bytes: u64,
+}
+
+/// Each tile's list as the model left it in its `command lists` region (a table of offset
+/// and length per tile, then the lists).
+fn model_lists(model: &Memory, region: usize, tiles: usize) -> Result<Vec<Vec<u64>>, String> {
+    let words: Vec<u64> = (model.regions()[region].bytes().chunks_exact(8))
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .collect();
+    (0..tiles)
+        .map(|t| {
+            let entry = words.get(t).copied().unwrap_or(0);
+            let (at, len) = ((entry & 0xFFFF_FFFF) as usize, (entry >> 32) as usize);
+            (words.get(at..at + len).map(<[u64]>::to_vec)).ok_or_else(|| {
+                format!("--engine rtl: the model's list of tile {t} is not in its region")
+            })
+        })
+        .collect()
+}
+
+/// The `mesh` records (`MeshDesc` fields in order: a frame-begin marker, each mesh with the
+/// `RESOLVE` tokens after it, the frame-end marker) and the `resolve` records (`ResolveDesc`,
+/// each rectangle clipped to the screen; an empty one is not sent, as the model places
+/// nothing for it) of `pass`.
+#[allow(clippy::type_complexity)]
+fn geometry_items(
+    pass: &Pass,
+    model: &Memory,
+    vs: &VertexSetup,
+    ptv_bases: &[u64],
+) -> Result<(Vec<Vec<u64>>, Vec<Vec<u64>>), String> {
+    let shift = |a: u64| a - BASE + RTL_BASE;
+    let marker = |kind: u64| vec![kind, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let mut items = vec![marker(KIND_BEGIN)];
+    let mut resolves = Vec::new();
+    let (w, h) = (pass.width, pass.height);
+    let resolve_at = |after: usize, items: &mut Vec<Vec<u64>>, resolves: &mut Vec<Vec<u64>>| {
+        for (ri, r) in pass.resolves.iter().enumerate() {
+            let [x, y, rw, rh] = r.rect.unwrap_or([0, 0, w, h]);
+            let (x1, y1) = (x.saturating_add(rw).min(w), y.saturating_add(rh).min(h));
+            if r.after != after || rw == 0 || rh == 0 || x >= x1 || y >= y1 {
+                continue;
+            }
+            items.push(marker(KIND_RESOLVE));
+            resolves.push(vec![
+                u64::from(x),
+                u64::from(y),
+                u64::from(x1 - x),
+                u64::from(y1 - y),
+                ri as u64,
+                u64::from(r.threads.0),
+                u64::from(r.threads.1),
+            ]);
+        }
+    };
+    resolve_at(0, &mut items, &mut resolves);
+    let regions = vertex_regions(pass, model)?;
+    for (k, m) in pass.meshes.iter().enumerate() {
+        let attributes: u64 = m.attributes.iter().map(|a| 4 * a.data.len() as u64).sum();
+        let s = &m.state;
+        items.push(vec![
+            KIND_TRIANGLE,
+            shift(model.regions()[regions[k]].base) + attributes,
+            (m.indices.len() / 3) as u64,
+            ptv_bases[k],
+            vs.counts[k],
+            k as u64,
+            match s.cull {
+                CullMode::None => 0,
+                CullMode::Front => 1,
+                CullMode::Back => 2,
+            },
+            u64::from(s.front_face == FrontFace::Clockwise),
+            s.depth_op as u64,
+            u64::from(s.depth_write),
+        ]);
+        resolve_at(k + 1, &mut items, &mut resolves);
+    }
+    items.push(marker(KIND_END));
+    Ok((items, resolves))
+}
+
+/// The vertex phase's report from the memory after it (instructions issued left 0).
+fn vertex_report(
+    pass: &Pass,
+    vs: &VertexSetup,
+    ptv_bases: &[u64],
+    mem: &MemoryAgent,
+    cycles: u64,
+) -> VertexReport {
+    let stride = 16 + 16 * u64::from(vs.slots);
+    let names: Vec<String> = (pass.meshes.iter())
+        .map(|m| format!("{}: vertex data {}", pass.name, m.name))
+        .chain([PTV_REGION.to_owned()])
+        .collect();
+    VertexReport {
+        cycles,
+        issued: 0,
+        prologue: (vs.programs.iter().zip(&vs.counts))
+            .map(|(p, n)| n.div_ceil(4) * p.0.len() as u64)
+            .sum(),
+        warps: vs.counts.iter().map(|n| n.div_ceil(4)).sum(),
+        slots: vs.slots,
+        buffer: (vs.counts.iter().zip(ptv_bases))
+            .map(|(&n, &b)| {
+                (mem.bytes(b, (n * stride) as usize).chunks_exact(4))
+                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+                    .collect()
+            })
+            .collect(),
+        regions: (mem.regions().iter())
+            .filter(|r| names.contains(&r.name))
+            .map(|r| (r.name.clone(), r.read_bytes, r.written_bytes))
+            .collect(),
+    }
+}
+
+/// The geometry phase's counters (the engine's `geom_*` outputs) and bytes.
+fn geometry_report(
+    sim: &mut Simulator,
+    pass: &Pass,
+    mem: &MemoryAgent,
+    cycles: u64,
+) -> Result<RtlGeometry, String> {
+    let mut peek = |n: &str| {
+        sim.output(&format!("geom_{n}"))
+            .map(|p| sim.peek(p))
+            .map_err(|e| e.to_string())
+    };
+    let region = |name: &str| mem.regions().iter().find(|r| r.name == name);
+    let prim = region(&format!("{}: primitive data", pass.name));
+    let fetch: u64 = (mem.regions().iter())
+        .filter(|r| {
+            r.name == PTV_REGION || r.name.starts_with(&format!("{}: vertex data ", pass.name))
+        })
+        .map(|r| r.read_bytes)
+        .sum();
+    Ok(RtlGeometry {
+        cycles,
+        triangles_in: peek("triangles_in")?,
+        near_clipped: peek("near_clipped")?,
+        guard_band_rejects: peek("guard_band_rejects")?,
+        culled: peek("culled")?,
+        triangles_out: peek("triangles_out")?,
+        list_bytes: region(LISTS_REGION).map_or(0, |r| r.written_bytes),
+        prim_bytes: prim.map_or(0, |r| r.written_bytes),
+        fetch_bytes: fetch,
+    })
+}
+
+/// Where the RTL put the geometry: the lists' bins and the primitive data.
+struct Layout<'a> {
+    /// The model's lists, per tile.
+    lists: &'a [Vec<u64>],
+    /// Byte address of tile 0's bin.
+    lists_base: u64,
+    /// Bytes per bin.
+    bin_bytes: u64,
+    /// Byte address of the primitive data.
+    prim_base: u64,
+}
+
+/// The RTL's post-transform vertices, geometry counters, primitive data and lists against
+/// the model's; an error names the first difference.
+fn check_geometry(
+    result: &PassResult,
+    model: &Memory,
+    pass: &Pass,
+    v: &VertexReport,
+    g: &RtlGeometry,
+    mem: &MemoryAgent,
+    at: &Layout,
+) -> Result<(), String> {
+    let fail = |what: &str, d: String| {
+        Err(format!(
+            "--engine rtl: the RTL's {what} differ from the model's in pass `{}`: {d}",
+            pass.name
+        ))
+    };
+    if !pass.meshes.is_empty() {
+        if let Some(d) = compare_vertices(v, result) {
+            return fail("post-transform vertices", d);
+        }
+    }
+    for (name, rtl, want) in [
+        ("triangles in", g.triangles_in, result.triangles_in),
+        ("near-clipped", g.near_clipped, result.near_clipped),
+        (
+            "guard-band rejects",
+            g.guard_band_rejects,
+            result.guard_band_rejects,
+        ),
+        ("culled", g.culled, result.culled),
+        ("triangles out", g.triangles_out, result.triangles_out),
+    ] {
+        if rtl != want {
+            return fail(
+                "geometry counters",
+                format!("{name}: RTL {rtl}, model {want}"),
+            );
+        }
+    }
+    if result.triangles_out > 0 {
+        let r = (model.regions().iter())
+            .find(|r| r.name == format!("{}: primitive data", pass.name))
+            .ok_or("--engine rtl: the pass has no primitive buffer")?;
+        let got = mem.bytes(at.prim_base, r.bytes().len());
+        if let Some(k) = (0..got.len()).find(|&k| got[k] != r.bytes()[k]) {
+            let stride = 12 * (1 + 4 * v.slots as usize);
+            return fail(
+                "primitive data",
+                format!(
+                    "byte {k} (primitive {}): RTL {:#04x}, model {:#04x}",
+                    k / stride,
+                    got[k],
+                    r.bytes()[k]
+                ),
+            );
+        }
+    }
+    for (t, list) in at.lists.iter().enumerate() {
+        let bytes = mem.bytes(at.lists_base + t as u64 * at.bin_bytes, 8 * list.len());
+        for (k, want) in list.iter().enumerate() {
+            let got = u64::from_le_bytes(bytes[8 * k..8 * k + 8].try_into().expect("8 bytes"));
+            if got != *want {
+                return fail(
+                    "command lists",
+                    format!(
+                        "tile {t} word {k} of {}: RTL {got:#018x}, model {want:#018x}",
+                        list.len()
+                    ),
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The engine's texture configuration for `pass`: none when no mesh samples (the port tied
@@ -747,6 +1240,7 @@ pub(super) fn engine_cfg(
         },
         uniform_bits: uniform_bits.max(4),
         texture,
+        geometry: None,
     })
 }
 

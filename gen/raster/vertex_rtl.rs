@@ -30,7 +30,7 @@ use rendergen_sim::models::tile::memory::{Memory, BASE};
 use rendergen_sim::Simulator;
 
 /// Registers per lane of the engine's core (the model's vertex launch fills `r0..r63`).
-const REGS: u32 = 64;
+pub(super) const REGS: u32 = 64;
 
 /// What a vertex phase on the RTL measured and produced.
 #[derive(Clone, Debug, Default)]
@@ -79,61 +79,17 @@ pub fn run_vertices_rtl_with(
     finish: &mut dyn FnMut(&rendergen_hdl::Design, &mut Simulator),
 ) -> Result<VertexReport, String> {
     let shift = |a: u64| a - BASE + RTL_BASE;
-    let slots = pass.meshes.iter().map(|m| m.varyings).max().unwrap_or(0);
-    if slots > VARYING_SLOTS {
-        return Err(format!(
-            "--engine rtl: {slots} varying slots; the vertex sink keeps at most {VARYING_SLOTS}"
-        ));
-    }
-    let stride = 16 + 16 * slots as u64;
-    // Vertex data regions and the binding that reaches them.
     let used: Vec<u32> = pass.buffers.iter().map(|b| b.0).collect();
-    let binding = (0..16u32)
-        .find(|b| !used.contains(b))
-        .ok_or("--engine rtl: every storage binding is in use; the vertex data needs one")?;
-    let mut regions = Vec::new();
-    for m in &pass.meshes {
-        let name = format!("{}: vertex data {}", pass.name, m.name);
-        let r = (model.regions().iter())
-            .position(|r| r.name == name)
-            .ok_or_else(|| format!("--engine rtl: the model has no region `{name}`"))?;
-        regions.push(r);
-    }
-    let bind_base = (regions.iter())
-        .map(|&r| model.regions()[r].base)
-        .min()
-        .unwrap_or(BASE);
-    // Programs: prologue + shader per mesh, one slot each.
-    let mut raw = Vec::new();
-    let mut uniform_words: Vec<u32> = Vec::new();
-    for (m, &r) in pass.meshes.iter().zip(&regions) {
-        if regs_used(&m.vertex.words) > REGS as usize {
-            return Err(format!(
-                "--engine rtl: mesh `{}`'s vertex shader uses {} registers; the core has {REGS}",
-                m.name,
-                regs_used(&m.vertex.words)
-            ));
-        }
-        let mut offset = model.regions()[r].base - bind_base;
-        let mut loads = Vec::new();
-        for a in &m.attributes {
-            if offset + 4 * a.data.len() as u64 > 1 << 24 {
-                return Err(format!(
-                    "--engine rtl: mesh `{}`'s vertex data lies beyond 16 MiB of the first mesh's",
-                    m.name
-                ));
-            }
-            loads.push(AttributeLoad {
-                location: a.location,
-                components: a.components,
-                addr: (binding << 24) + offset as u32,
-            });
-            offset += 4 * a.data.len() as u64;
-        }
-        let pro = vertex_prologue(&loads).map_err(|e| format!("mesh `{}`: {e}", m.name))?;
-        raw.push((pro, &m.vertex.words, uniform_words.len() as u32));
-        uniform_words.extend(&m.vertex.uniforms);
-    }
+    let VertexSetup {
+        binding,
+        bind_base,
+        programs: raw,
+        uniforms: uniform_words,
+        slots,
+        counts,
+        ..
+    } = vertex_setup(pass, model, &used)?;
+    let stride = 16 + 16 * slots as u64;
     let longest = (raw.iter().map(|(p, b, _)| p.len() + b.len()))
         .max()
         .unwrap_or(1)
@@ -144,11 +100,10 @@ pub fn run_vertices_rtl_with(
             let at = ((s << entry_log2) + pro.len()) as u32;
             let mut words = pro.clone();
             words.extend(relocate(body, at, *uniforms));
-            let count = vertex_count(&pass.meshes[s]);
             Placed {
                 words,
                 prologue: pro.len() as u32,
-                warps: count.div_ceil(4),
+                warps: counts[s].div_ceil(4),
             }
         })
         .collect();
@@ -171,7 +126,6 @@ pub fn run_vertices_rtl_with(
         .max()
         .unwrap_or(BASE);
     let ptv = shift(end).next_multiple_of(4096);
-    let counts: Vec<u64> = pass.meshes.iter().map(vertex_count).collect();
     let ptv_bases: Vec<u64> = (counts.iter())
         .scan(ptv, |at, &n| {
             let b = *at;
@@ -195,7 +149,7 @@ pub fn run_vertices_rtl_with(
         },
     )
     .map_err(t)?;
-    for &i in &regions {
+    for &i in &vertex_regions(pass, model)? {
         let r = &model.regions()[i];
         mem.region(&r.name, shift(r.base), r.size());
         mem.load(shift(r.base), r.bytes());
@@ -312,8 +266,100 @@ pub fn run_vertices_rtl_with(
     Ok(report)
 }
 
+/// A pass's vertex shading set up for the engine: the binding that reaches the vertex data,
+/// each mesh's program (attribute prologue, shader, uniforms), its vertex count.
+pub(super) struct VertexSetup {
+    /// The storage binding of the vertex data (the lowest not in `taken`).
+    pub binding: u32,
+    /// The model address the binding's base reaches (the first vertex-data region).
+    pub bind_base: u64,
+    /// Per mesh: its prologue, its shader's words and its first uniform word.
+    pub programs: Vec<(Vec<u64>, Vec<u64>, u32)>,
+    /// Every vertex shader's uniform words, one after another.
+    pub uniforms: Vec<u32>,
+    /// Varying slots per post-transform record (`S`, the pass's most).
+    pub slots: u32,
+    /// Vertices per mesh.
+    pub counts: Vec<u64>,
+}
+
+/// The model regions of `pass`'s vertex data, one per mesh.
+pub(super) fn vertex_regions(pass: &Pass, model: &Memory) -> Result<Vec<usize>, String> {
+    let mut regions = Vec::new();
+    for m in &pass.meshes {
+        let name = format!("{}: vertex data {}", pass.name, m.name);
+        let r = (model.regions().iter())
+            .position(|r| r.name == name)
+            .ok_or_else(|| format!("--engine rtl: the model has no region `{name}`"))?;
+        regions.push(r);
+    }
+    Ok(regions)
+}
+
+/// The vertex programs of `pass` ([`VertexSetup`]), the vertex data reached through the
+/// lowest storage binding not in `taken`; an error for more varyings than the sink keeps, a
+/// shader using more registers than the core has, vertex data spread over more than 16 MiB.
+pub(super) fn vertex_setup(
+    pass: &Pass,
+    model: &Memory,
+    taken: &[u32],
+) -> Result<VertexSetup, String> {
+    let slots = pass.meshes.iter().map(|m| m.varyings).max().unwrap_or(0);
+    if slots > VARYING_SLOTS {
+        return Err(format!(
+            "--engine rtl: {slots} varying slots; the vertex sink keeps at most {VARYING_SLOTS}"
+        ));
+    }
+    let binding = (0..16u32)
+        .find(|b| !taken.contains(b))
+        .ok_or("--engine rtl: every storage binding is in use; the vertex data needs one")?;
+    let regions = vertex_regions(pass, model)?;
+    let bind_base = (regions.iter())
+        .map(|&r| model.regions()[r].base)
+        .min()
+        .unwrap_or(BASE);
+    let mut programs = Vec::new();
+    let mut uniforms: Vec<u32> = Vec::new();
+    for (m, &r) in pass.meshes.iter().zip(&regions) {
+        if regs_used(&m.vertex.words) > REGS as usize {
+            return Err(format!(
+                "--engine rtl: mesh `{}`'s vertex shader uses {} registers; the core has {REGS}",
+                m.name,
+                regs_used(&m.vertex.words)
+            ));
+        }
+        let mut offset = model.regions()[r].base - bind_base;
+        let mut loads = Vec::new();
+        for a in &m.attributes {
+            if offset + 4 * a.data.len() as u64 > 1 << 24 {
+                return Err(format!(
+                    "--engine rtl: mesh `{}`'s vertex data lies beyond 16 MiB of the first mesh's",
+                    m.name
+                ));
+            }
+            loads.push(AttributeLoad {
+                location: a.location,
+                components: a.components,
+                addr: (binding << 24) + offset as u32,
+            });
+            offset += 4 * a.data.len() as u64;
+        }
+        let pro = vertex_prologue(&loads).map_err(|e| format!("mesh `{}`: {e}", m.name))?;
+        programs.push((pro, m.vertex.words.clone(), uniforms.len() as u32));
+        uniforms.extend(&m.vertex.uniforms);
+    }
+    Ok(VertexSetup {
+        binding,
+        bind_base,
+        programs,
+        uniforms,
+        slots,
+        counts: pass.meshes.iter().map(vertex_count).collect(),
+    })
+}
+
 /// Vertices of a mesh (its first attribute's).
-fn vertex_count(m: &rendergen_sim::models::tile::frame::Mesh) -> u64 {
+pub(super) fn vertex_count(m: &rendergen_sim::models::tile::frame::Mesh) -> u64 {
     m.attributes
         .first()
         .map_or(0, |a| (a.data.len() / a.components.max(1) as usize) as u64)
@@ -321,7 +367,7 @@ fn vertex_count(m: &rendergen_sim::models::tile::frame::Mesh) -> u64 {
 
 /// Programs at slots of `2^entry_log2` words, then the uniform words (the core takes `prog`
 /// while idle).
-fn load_programs(
+pub(super) fn load_programs(
     sim: &mut Simulator,
     programs: &[Vec<u64>],
     entry_log2: u32,

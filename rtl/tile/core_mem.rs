@@ -154,21 +154,22 @@ pub struct MergeOut {
 /// Merges two request streams onto the memory port and routes the in-order answers back.
 ///
 /// * **Protocol:** stream rules; the grant alternates when both wait, and stays with a write
-///   burst until its `last` beat; a grant offered and not taken is kept. Every request that
+///   burst (of either side) until its `last` beat; a grant offered and not taken is kept. Every request that
 ///   is answered (a read; a write burst's last beat) pushes its owner into an order FIFO of
 ///   [`MERGED_IN_FLIGHT`] entries (requests wait when it is full); an answer goes to the
 ///   head's owner, popped at a read's last beat or a write's acknowledgement.
 /// * **Timing:** combinational; `mem_resp.ready` follows the owner's `ready`.
-/// * **Cost:** three flip-flops of grant state, the order FIFO (1 bit per entry).
+/// * **Cost:** four flip-flops of grant state, the order FIFO (1 bit per entry).
 pub fn mem_merge(m: &mut Module, _cfg: &(), i: MergeIn) -> MergeOut {
     let (bv, b, br) = i.backend.split();
     let (cv, c, cr) = i.core.split();
     let lock = m.reg("burst_lock", 1).reset(0);
+    let lock_core = m.reg("burst_lock_core", 1).reset(0); // a core write burst under way
     let held = m.reg("held", 1).reset(0); // 1: the core holds an offered grant
     let waiting = m.reg("waiting", 1).reset(0);
     let last_core = m.reg("last_core", 1).reset(0);
     let fresh = cv & (!bv | !last_core.q());
-    let to_core = !lock.q() & waiting.q().mux(held.q(), fresh);
+    let to_core = lock_core.q() | (!lock.q() & waiting.q().mux(held.q(), fresh));
     let owner_core = to_core;
     let answered = to_core.mux(!c.write | c.last, !b.write | b.last);
     let order_depth = MERGED_IN_FLIGHT;
@@ -191,7 +192,9 @@ pub fn mem_merge(m: &mut Module, _cfg: &(), i: MergeIn) -> MergeOut {
     br.drive(!to_core & ready & (room | !answered));
     let beat_b = fire & !to_core & b.write;
     lock.next((lock.q() | beat_b) & !(beat_b & b.last));
-    waiting.next(valid & !ready & !lock.q());
+    let beat_c = fire & to_core & c.write;
+    lock_core.next((lock_core.q() | beat_c) & !(beat_c & c.last));
+    waiting.next(valid & !ready & !lock.q() & !lock_core.q());
     held.next(to_core);
     last_core.next_when(fire, to_core);
     let push = fire & answered;

@@ -11,9 +11,29 @@
 //!  mem_req ◄─ mem_merge ◄─ tile_backend's requests ──────────────┴────────────────┘               ldu ─► uniforms
 //! ```
 //!
+//! With the geometry front end ([`EngineCfg::geometry`]) the lists are made on chip:
+//!
+//! ```text
+//!  mesh, resolve, geom_* ─► tile_frontend ─ list ─► (barrier: no primitive-data write unacknowledged) ─► tile_backend
+//!    fetch_mem ─┐                    prim_mem ─┘ lists_mem ─┐
+//!  (answers through geom_fetch_buffer)
+//!               └─► geom_fetch_merge ─► geom_merge ◄─────────┘
+//!                                          └─► geom_side_merge (with tile_backend's requests) ─► mem_merge
+//! ```
+//!
+//! # Memory merge order
+//! Every merge is a [`mem_merge`] (two inputs, in-order answers by an order FIFO, the grant
+//! alternating when both wait and held by a write burst of either side until its `last`
+//! beat). Without the front end: `vertex_merge` (`core_mem`, the vertex sink) →
+//! `core_merge` (+ `image_load`) → `texture_merge` (+ `tex_line_port`, when the texture unit is
+//! built) → `mem_merge` (the back end's side first). With it, the back end's side is itself a
+//! merge: `geom_fetch_merge` (index and vertex reads, primitive-data writes) → `geom_merge`
+//! (+ list writes) → `geom_side_merge` (`tile_backend`'s requests first) → `mem_merge`.
+//!
 //! # Ports
 //! * `vertex` (a mesh's vertices to shade, module section "Vertex shading"),
-//!   `list` (a tile's command list), `config_*` (the write-out's static configuration),
+//!   `list` (a tile's command list; without the front end), `config_*` (the write-out's
+//!   static configuration),
 //!   `mem_req`/`mem_resp` (the memory port, `mem_port.rs`).
 //! * `prog` (program words into the core's instruction memory, accepted while no warp runs:
 //!   the driver loads every program of the frame before the first tile — draw state `s`'s
@@ -36,7 +56,36 @@
 //!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `image_error`
 //!   and `image_error_at_*` (a fragment shader's first bad image load:
 //!   [`super::image_load::ImageError`] code; binding, x, y, sample), `issue` (a warp
-//!   instruction issued this clock), `frag_warps` and `ts_warps` (warps launched).
+//!   instruction issued this clock), `frag_warps` and `ts_warps` (warps launched),
+//!   `list_offered` and `list_taken` (a tile's list is offered to / taken by the back end this
+//!   clock; the driver counts tiles by them).
+//! * With the front end: `mesh` ([`MeshDesc`]), `resolve` ([`ResolveDesc`]), `geom_width`,
+//!   `geom_height` (pixels), `geom_tiles_x`, `geom_tiles_y`, `geom_lists_base` (tile 0's
+//!   bin, a multiple of 128), `geom_clear_<p>` (each plane's clear value),
+//!   `geom_prim_base` (primitive 0's data); out `geom_triangles_in`, `geom_near_clipped`,
+//!   `geom_guard_band_rejects`, `geom_culled`, `geom_triangles_out` (the frame counters),
+//!   `geom_error`, `geom_error_state`, `geom_error_tri`, `geom_error_index` (an index out of
+//!   range), `geom_overflow` (a list did not fit its bin).
+//!
+//! # Geometry (`geometry/frontend.rs`)
+//! [`tile_frontend`] (its own module in the hierarchy): fetch → clip → setup → ids →
+//! primitive data → tiler → lists, equal to the frame model's geometry step. Its three memory
+//! ports join the back end's requests (merge order above); the fetch's answers pass a FIFO of
+//! `2 · fetch.outstanding` beats (`geom_fetch_buffer`): the answers of the one port come in
+//! order, so a fetch answer not taken (the fetch's pipeline full, waiting for the list writer)
+//! would hold the list writes' acknowledgements behind it — a deadlock the FIFO rules out, as
+//! it always has room for every read in flight. **Ordering:** the list writer
+//! offers the lists only after every list write is acknowledged (`geom_lists`' drain), and the
+//! engine holds them further until the primitive-data writer has no write outstanding (the
+//! frame-end marker passes the writer after the last triangle's data is sent, before the
+//! list writer sees it), so no tile reads a list word or a primitive before it is in memory.
+//! The vertex phase and the front end are ordered by the host: it offers `mesh` items after
+//! the last `vertex` command is taken (that transfer means the vertices are in memory).
+//! **Protocol:** stream rules on `mesh`, `resolve`; the `geom_*` configuration stable while a
+//! frame runs. **Latency:** a frame's lists appear after its frame-end marker has been through
+//! the chain and every write is acknowledged (the tiler's two divisions per triangle and one
+//! per tile set the pace, `geometry/mod.rs`). **Cost:** `tile_frontend`'s (`rendergen synth
+//! tile_frontend --per-module`) plus two `mem_merge`s and a third for the back end's side.
 //!
 //! # Vertex shading (`vertex.rs`)
 //! The `vertex` input stream ([`super::vertex::VertexCmd`], one per mesh: vertex count, the
@@ -94,8 +143,12 @@ use super::core_mem::{
 use super::exports::{frag_exports, ExportsIn};
 use super::frag::FragCfg;
 use super::frag::{frag_launch, FragIn};
+use super::geometry::clip::SIZE_BITS;
+use super::geometry::fetch::MeshDesc;
+use super::geometry::frontend::{tile_frontend, FrontCfg, FrontIn, ResolveDesc};
+use super::geometry::{FrameCfg, TILES_BITS};
 use super::image_load::{image_load, ImageCfg, ImageLoadIn, ImageTable};
-use super::mem_port::{MemReq, MemResp};
+use super::mem_port::{MemReq, MemResp, MEM_ADDR_BITS};
 use super::texture::{tex_binder, tex_line_port, BinderIn, EngineTexCfg, LinePortIn};
 use super::tile_shader::{spec_bridge, ts_launcher, SpecIn, TsLauncherIn};
 use super::vertex::{
@@ -108,6 +161,7 @@ use crate::shader::{
     SpecReq, StoreReq, UniformReq, WarpData,
 };
 use crate::shader::{TexReq, TexResp};
+use crate::stream::fifo::{fifo, FifoCfg};
 use crate::texture::system::{tex_bridge, BridgeIn, TexSysCfg};
 use crate::texture::{
     texture_unit, MemResp as LineResp, TexAnswer, TexCfg, TexDescPort, TexUnitIn,
@@ -126,6 +180,10 @@ pub struct EngineCfg {
     /// The texture unit on the core's `tex` port (`texture.rs`); `None` builds the engine
     /// without it (the port tied off: a `tex` would hang its warp). Default: with.
     pub texture: Option<EngineTexCfg>,
+    /// The geometry front end ([`tile_frontend`], module section "Geometry"): with it the
+    /// engine takes meshes (`mesh`, `resolve`, `geom_*`) and makes the tiles' lists itself;
+    /// `None` (the default) builds the engine with a `list` input instead.
+    pub geometry: Option<FrontCfg>,
 }
 
 impl Default for EngineCfg {
@@ -134,6 +192,7 @@ impl Default for EngineCfg {
             frag: FragCfg::default(),
             uniform_bits: 8,
             texture: Some(EngineTexCfg::default()),
+            geometry: None,
         }
     }
 }
@@ -176,7 +235,18 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     let (ts_done, ts_done_plug) = m.io_loop::<Stream<WoFlags>>("ts_done", &WoFlags::shape(tc));
     let (be_resp, be_resp_plug) = m.io_loop::<Stream<MemResp>>("backend_resp", &MemResp::SHAPE);
     let retired = m.wire("quad_retired", 1);
-    let list = m.input_stream("list", &TileList::SHAPE);
+    let (list, geom) = match &cfg.geometry {
+        Some(g) => {
+            let (list, geom) = geometry(m, g);
+            (list, Some(geom))
+        }
+        None => (m.input_stream("list", &TileList::SHAPE), None),
+    };
+    let (lv, l, lr) = list.split();
+    let (list, list_ready) = Stream::offer(m, "tile_list", lv, l);
+    lr.drive(list_ready);
+    m.output("list_offered", lv);
+    m.output("list_taken", lv & list_ready);
     let config = m.input_bundle("config", &WoConfig::shape(tc));
     let late_depth = m.input("late_depth", fc.states);
     let backend = m.child(
@@ -491,18 +561,38 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
             (core_side.mem_req, core_side_plug)
         }
     };
+    // The geometry front end's requests join the back end's (`geom_side_merge`).
+    let (backend_req, backend_side_plug) = match geom {
+        Some(g) => {
+            let (resp, plug) = m.io_loop::<Stream<MemResp>>("backend_side_resp", &MemResp::SHAPE);
+            let merged = m.child(
+                "geom_side_merge",
+                &(),
+                MergeIn {
+                    backend: backend.mem_req,
+                    core: g.mem_req,
+                    mem_resp: resp,
+                },
+                mem_merge,
+            );
+            be_resp_plug.connect(merged.backend_resp);
+            g.mem_resp.connect(merged.core_resp);
+            (merged.mem_req, plug)
+        }
+        None => (backend.mem_req, be_resp_plug),
+    };
     let mem_resp = m.input_stream("mem_resp", &MemResp::SHAPE);
     let merged = m.child(
         "mem_merge",
         &(),
         MergeIn {
-            backend: backend.mem_req,
+            backend: backend_req,
             core: core_side_req,
             mem_resp,
         },
         mem_merge,
     );
-    be_resp_plug.connect(merged.backend_resp);
+    backend_side_plug.connect(merged.backend_resp);
     core_side_merged.connect(merged.core_resp);
     m.output_stream("mem_req", merged.mem_req);
 
@@ -541,6 +631,110 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         m.output(&format!("bytes_{k}"), b);
     }
     m.output("issue", core.output("issue"));
+}
+
+/// The geometry front end's memory side: its three ports merged into one request stream,
+/// and the plug of that stream's answers.
+struct GeomSide {
+    mem_req: Stream<MemReq>,
+    mem_resp: IoPlug<Stream<MemResp>>,
+}
+
+/// The geometry front end ([`tile_frontend`], module section "Geometry") on the engine's
+/// `mesh`, `resolve` and `geom_*` inputs: its three memory ports merged in order
+/// (`geom_fetch_merge`: fetch reads before primitive-data writes at a tie, then
+/// `geom_merge`: list writes), its counters and errors as `geom_*` outputs. Returns its lists,
+/// each held back until every primitive-data write is acknowledged (the list writer itself
+/// offers them only after its own writes are), and its memory side.
+fn geometry(m: &mut Module, g: &FrontCfg) -> (Stream<TileList>, GeomSide) {
+    let mesh = m.input_stream::<MeshDesc>("mesh", &MeshDesc::SHAPE);
+    let resolve = m.input_stream::<ResolveDesc>("resolve", &ResolveDesc::SHAPE);
+    let frame = FrameCfg {
+        tiles_x: m.input("geom_tiles_x", TILES_BITS),
+        tiles_y: m.input("geom_tiles_y", TILES_BITS),
+        base: m.input("geom_lists_base", MEM_ADDR_BITS),
+        clear: (0..g.geom.planes)
+            .map(|p| m.input(&format!("geom_clear_{p}"), 64))
+            .collect(),
+    };
+    let width = m.input("geom_width", SIZE_BITS);
+    let height = m.input("geom_height", SIZE_BITS);
+    let prim_base = m.input("geom_prim_base", MEM_ADDR_BITS);
+    let (fetch_resp, fetch_plug) = m.io_loop::<Stream<MemResp>>("geom_fetch_resp", &MemResp::SHAPE);
+    let (lists_resp, lists_plug) = m.io_loop::<Stream<MemResp>>("geom_lists_resp", &MemResp::SHAPE);
+    let (prim_resp, prim_plug) = m.io_loop::<Stream<MemResp>>("geom_prim_resp", &MemResp::SHAPE);
+    let fe = m.child(
+        "tile_frontend",
+        g,
+        FrontIn {
+            mesh,
+            resolve,
+            fetch_mem_resp: fetch_resp,
+            lists_mem_resp: lists_resp,
+            prim_mem_resp: prim_resp,
+            width,
+            height,
+            prim_base,
+            frame,
+        },
+        tile_frontend,
+    );
+    let (a_resp, a_plug) = m.io_loop::<Stream<MemResp>>("geom_fetch_side_resp", &MemResp::SHAPE);
+    let a = m.child(
+        "geom_fetch_merge",
+        &(),
+        MergeIn {
+            backend: fe.fetch_mem_req,
+            core: fe.prim_mem_req,
+            mem_resp: a_resp,
+        },
+        mem_merge,
+    );
+    // The fetch's answers wait in a FIFO of two beats per read it may have in flight, so the
+    // in-order answer stream shared with the list and primitive writes never stalls on a
+    // fetch whose pipeline is full (which would hold the writes' acknowledgements behind it).
+    let depth = 2 * g.fetch.outstanding;
+    let answers = m.block("geom_fetch_buffer", |m| {
+        fifo(m, &FifoCfg { depth }, a.backend_resp).pop
+    });
+    fetch_plug.connect(answers);
+    prim_plug.connect(a.core_resp);
+    let (resp, plug) = m.io_loop::<Stream<MemResp>>("geom_side_resp", &MemResp::SHAPE);
+    let b = m.child(
+        "geom_merge",
+        &(),
+        MergeIn {
+            backend: a.mem_req,
+            core: fe.lists_mem_req,
+            mem_resp: resp,
+        },
+        mem_merge,
+    );
+    a_plug.connect(b.backend_resp);
+    lists_plug.connect(b.core_resp);
+    // The barrier: a list only once the primitive data its DRAWs name is in memory.
+    let prim_done = !fe.prim_outstanding.any();
+    let (lv, l, lr) = fe.list.split();
+    let (list, ready) = Stream::offer(m, "geom_list", lv & prim_done, l);
+    lr.drive(ready & prim_done);
+    let c = fe.counters;
+    m.output("geom_triangles_in", c.triangles_in);
+    m.output("geom_near_clipped", c.near_clipped);
+    m.output("geom_guard_band_rejects", c.guard_band_rejects);
+    m.output("geom_culled", c.culled);
+    m.output("geom_triangles_out", c.triangles_out);
+    m.output("geom_error", fe.error);
+    m.output("geom_error_state", fe.error_state);
+    m.output("geom_error_tri", fe.error_tri);
+    m.output("geom_error_index", fe.error_index);
+    m.output("geom_overflow", fe.overflow);
+    (
+        list,
+        GeomSide {
+            mem_req: b.mem_req,
+            mem_resp: plug,
+        },
+    )
 }
 
 /// The vertex launcher (`vertex.rs`) on the engine's `vertex` input stream, with the wires
@@ -704,7 +898,16 @@ pub fn tile_engine_top(cfg: &EngineCfg) -> Result<Design, ElabErrors> {
     Design::build_with_params("tile_engine", &format!("{cfg:?}"), |m| {
         let ok = cfg.frag.check(m)
             & m.check_param("uniform_bits", cfg.uniform_bits as u64, 4..=16)
-            & cfg.texture.as_ref().is_none_or(|t| t.check(m));
+            & cfg.texture.as_ref().is_none_or(|t| t.check(m))
+            & cfg.geometry.as_ref().is_none_or(|g| {
+                let planes = cfg.frag.tile.formats.len() as u64 + 1;
+                g.check(m)
+                    & m.check_param(
+                        "geometry.geom.planes",
+                        g.geom.planes.into(),
+                        planes..=planes,
+                    )
+            });
         if !ok {
             return;
         }

@@ -261,6 +261,7 @@ fn engine_lint_clean() {
         },
         uniform_bits: 4,
         texture: None,
+        geometry: None,
     };
     assert_lint_clean(&tile_engine_top(&cfg).unwrap_or_else(|e| panic!("{e}")));
 }

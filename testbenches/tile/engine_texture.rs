@@ -291,6 +291,7 @@ fn small_cfg(texture: Option<EngineTexCfg>) -> EngineCfg {
         },
         uniform_bits: 4,
         texture,
+        geometry: None,
     }
 }
 

@@ -8,6 +8,7 @@ mod backend;
 mod buffer;
 mod cmd;
 mod engine;
+mod engine_frame;
 mod engine_msaa;
 mod engine_texture;
 mod engine_tshader;
