@@ -31,6 +31,7 @@
 mod locals;
 mod narrow;
 mod state;
+mod wake;
 mod wide;
 
 #[allow(dead_code, clippy::manual_is_multiple_of)]
@@ -122,7 +123,8 @@ pub fn generate(design: &Design) -> Result<Generated, SimError> {
 /// (see `engine::activity` and `active_settle`); the packed flags, the shadow copies and a
 /// counter of evaluated groups live in the value array after the design's places (so `settle`
 /// and `edge` keep their signatures, and `PLACES` counts them), and `edge` first activates the
-/// readers of memories it is about to write.
+/// readers of memories it is about to write; it then loads only the registers of the groups
+/// that ran since the last edge and wakes the readers of those that changed (`wake`).
 pub fn generate_with(design: &Design, eval: Eval) -> Result<Generated, SimError> {
     generate_observing(design, eval, Observe::Signals)
 }
@@ -290,10 +292,13 @@ pub(crate) fn generate_from(sim: &Simulator, observe: Observe) -> Generated {
 /// * **flags**: one bit per group, 64 per word (GSIM); the dispatcher skips 64 idle groups
 ///   with one test, and finds the next active one with `trailing_zeros`. Activating a
 ///   consumer list sets one mask per flag word.
-/// * **sources** (inputs and state, one word each): the analysis orders them by place, so
-///   they form runs of neighbouring words with neighbouring shadows (`SRUNS`); a run is
-///   compared eight words at a time (one vector compare) and only a chunk that changed is
-///   looked at word by word. Wide sources are printed checks.
+/// * **sources** (inputs and synchronous read data, one word each): the analysis orders them
+///   by place, so they form runs of neighbouring words with neighbouring shadows (`SRUNS`); a
+///   run is compared eight words at a time (one vector compare) and only a chunk that changed
+///   is looked at word by word. Wide sources are printed checks. Register outputs are not
+///   compared: the edge wakes the readers of the registers that change (`wake`), unless the
+///   value array has no room for its record of groups that ran (then registers are sources
+///   too).
 /// * **groups**: one `#[inline(never)]` function each (its body and the checks of its
 ///   watched values), called from a `match` on the group number (a jump table; no function
 ///   pointers).
@@ -306,6 +311,13 @@ fn active_settle(
     let nfw = a.flag_words();
     let shadow0 = nv + nfw;
     let evals = shadow0 + a.shadow_words;
+    // Registers wake their readers at the edge (`wake`) where the value array has room for
+    // the record of groups that ran; otherwise the settle compares them with shadows.
+    let ran = wake::ran_words(a).map(|k| shadow0 + k);
+    let (src_runs, wide_sources) = match ran {
+        Some(_) => (&a.wake.src_runs, &a.wake.wide_sources),
+        None => (&a.src_runs, &a.wide_sources),
+    };
     let activate = |cons: (u32, u32)| -> String {
         (a.acts[cons.0 as usize..cons.1 as usize].iter())
             .map(|&(w, m)| format!("v[{}] |= {m:#x}; ", nv + w as usize))
@@ -332,7 +344,7 @@ fn active_settle(
     let acts: Vec<String> = (a.acts.iter())
         .map(|(w, m)| format!("({w}, {m:#x})"))
         .collect();
-    let srows: Vec<String> = (a.src_runs.iter())
+    let srows: Vec<String> = (src_runs.iter())
         .map(|&(p, s, n, f)| format!("({p}, {}, {n}, {f})", shadow0 + s as usize))
         .collect();
     let mut f = format!(
@@ -388,7 +400,7 @@ fn active_settle(
         acts.join(", "),
         a.groups.len()
     );
-    for &i in &a.wide_sources {
+    for &i in wide_sources {
         writeln!(f, "    {}", check(&a.sources[i as usize])).unwrap();
     }
     f.push_str("}\n");
@@ -412,6 +424,15 @@ fn active_settle(
     let arms: String = (0..a.groups.len())
         .map(|k| format!("            {k} => group_{k}(v, mem),\n"))
         .collect();
+    // Under `wake`, the groups run are recorded for the edge.
+    let (ran0, ran1, ran2) = match ran {
+        Some(_) => (
+            "        let mut ran = 0u64;\n",
+            "            ran |= bits & bits.wrapping_neg();\n",
+            "        v[RAN + w] |= ran;\n",
+        ),
+        None => ("", "", ""),
+    };
     out.push(format!(
         "\n/// Settles the combinational logic: the changed sources' consumers, then every active\n\
          /// group in order (a group only activates later groups, so re-reading the flag word\n\
@@ -419,24 +440,35 @@ fn active_settle(
          #[inline]\npub fn settle(v: &mut [u64; PLACES], mem: &[u64; MEM_WORDS]) {{\n\
          \x20   sources(v);\n\
          \x20   for w in 0..FLAG_WORDS {{\n\
+         {ran0}\
          \x20       loop {{\n\
          \x20           let bits = v[FLAGS + w];\n\
          \x20           if bits == 0 {{\n\
          \x20               break;\n\
          \x20           }}\n\
          \x20           v[FLAGS + w] = bits & (bits - 1);\n\
+         {ran1}\
          \x20           v[EVALS] += 1;\n\
          \x20           match w * 64 + bits.trailing_zeros() as usize {{\n\
          {arms}\
          \x20           _ => unreachable!(\"no such group\"),\n\
          \x20           }}\n\
          \x20       }}\n\
+         {ran2}\
          \x20   }}\n}}\n",
     ));
     let mut edge: Vec<String> = (a.mem_writes.iter())
         .map(|&(en, cons)| format!("if v[{en}] != 0 {{ {}}}", activate(cons)))
         .collect();
-    edge.extend(g.edge());
+    match ran {
+        Some(ran) => {
+            out.push(wake::registers(g, a, ran, nv));
+            edge.extend(g.edge_memories());
+            edge.push("registers(v);".into());
+            edge.push(wake::reset(g, a, nv));
+        }
+        None => edge.extend(g.edge()),
+    }
     (out, edge)
 }
 

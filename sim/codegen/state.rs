@@ -43,8 +43,18 @@ impl Gen<'_> {
         }
     }
 
-    /// The statements of the clock edge.
+    /// The statements of the clock edge: memories, registers, resets.
     pub(super) fn edge(&self) -> Vec<String> {
+        let mut out = self.edge_memories();
+        out.extend(self.edge_registers());
+        if !self.p.resets.is_empty() {
+            out.push(format!("if rst {{ {}}}", self.reset_values()));
+        }
+        out
+    }
+
+    /// The memory part of the clock edge: synchronous reads, then writes.
+    pub(super) fn edge_memories(&self) -> Vec<String> {
         let p = self.p;
         let mut out = Vec::new();
         for r in &p.sync_reads {
@@ -84,6 +94,13 @@ impl Gen<'_> {
             );
             out.push(self.when(wp.en, body));
         }
+        out
+    }
+
+    /// Every register's load (full evaluation's edge, and active code without `wake`).
+    fn edge_registers(&self) -> Vec<String> {
+        let p = self.p;
+        let mut out = Vec::new();
         for &(q, d, n) in &p.regs_plain {
             if n == 1 {
                 out.push(format!("{} = {};", self.dst(q), self.r(d)));
@@ -99,16 +116,19 @@ impl Gen<'_> {
             }
             out.push(self.when(r.en, body));
         }
-        if !p.resets.is_empty() {
-            let mut body = String::from("if rst { ");
-            for r in &p.resets {
-                for i in 0..r.n {
-                    let x = p.reset_values[(r.value + i) as usize];
-                    write!(body, "{} = {x:#x}; ", self.dst(r.q + i)).unwrap();
-                }
-            }
-            out.push(body + "}");
-        }
         out
+    }
+
+    /// The stores of every register's reset value (the body of `if rst { … }`).
+    pub(super) fn reset_values(&self) -> String {
+        let p = self.p;
+        let mut body = String::new();
+        for r in &p.resets {
+            for i in 0..r.n {
+                let x = p.reset_values[(r.value + i) as usize];
+                write!(body, "{} = {x:#x}; ", self.dst(r.q + i)).unwrap();
+            }
+        }
+        body
     }
 }
