@@ -195,18 +195,20 @@ pub(crate) fn build_with(
     Ok(dir.join("obj").join("sim"))
 }
 
-/// Runs the trace stimulus `stim` through the Verilator model, writing outputs to `out`.
+/// Runs the trace stimulus `stim` through the Verilator model (its C++ built at `cxx_opt`),
+/// writing outputs to `out`.
 pub(crate) fn run(
     design: &Design,
     stim: &Path,
     out: &Path,
     cycles: usize,
+    cxx_opt: &str,
 ) -> Result<(), ToolError> {
     let exe = build_with(
         design,
         "cosim-verilator",
         &harness(design),
-        "-O1",
+        cxx_opt,
         COSIM_FLAGS,
     )?;
     let dir = out.parent().expect("output in a directory");

@@ -31,7 +31,7 @@ pub mod reduce;
 pub use generate::{fuzz_module, Spec};
 
 use crate::bench::{bench, BenchEngine, SplitMix64, HASH_INIT, HASH_PRIME};
-use crate::cosim::{cosim, CosimEngine, CosimError, Trace};
+use crate::cosim::{cosim_quick_build, CosimEngine, CosimError, Trace};
 use crate::tools::ToolError;
 use rendergen_hdl::bits::mask64;
 use rendergen_hdl::{Bits, Design, Sig};
@@ -421,10 +421,10 @@ pub fn check_batch(
         }
         let t = Instant::now();
         let r = if n == count {
-            cosim(&design, &trace, engine)
+            cosim_quick_build(&design, &trace, engine)
         } else {
             let sub = batch_design(seed, first, n);
-            cosim(&sub, &run_recorded(&sub, cycles, stim).1, engine)
+            cosim_quick_build(&sub, &run_recorded(&sub, cycles, stim).1, engine)
         };
         let s = t.elapsed().as_secs_f64();
         match engine {

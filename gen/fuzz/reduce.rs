@@ -15,7 +15,7 @@
 //! simulate, emit or build (even by a panic) counts as "no longer disagrees".
 
 use super::run_recorded;
-use crate::cosim::{cosim, CosimEngine, CosimError, COSIM_FLAGS};
+use crate::cosim::{cosim_quick_build, CosimEngine, CosimError, COSIM_FLAGS};
 use crate::tools::{run_tool, write_design, WorkDir};
 use crate::verilog::top_name;
 use rendergen_hdl::ir::{Design, ModuleDef, NodeId, Op};
@@ -69,7 +69,8 @@ impl std::fmt::Display for Size {
 /// True when `engine` co-simulates `design` differently from the interpreter (an output
 /// mismatch, not a build failure) over `cycles` cycles of the bench stimulus `stim`, while
 /// every other HDL simulator in `agree` matches it (so the difference is not undefined
-/// behaviour that the reduction introduced).
+/// behaviour that the reduction introduced). Verilator models are built as
+/// [`check_batch`](super::check_batch) builds them ([`cosim_quick_build`]).
 pub fn cosim_disagrees(
     design: &Design,
     cycles: u64,
@@ -79,9 +80,11 @@ pub fn cosim_disagrees(
 ) -> bool {
     let (_, trace) = run_recorded(design, cycles, stim);
     matches!(
-        cosim(design, &trace, engine),
+        cosim_quick_build(design, &trace, engine),
         Err(CosimError::Mismatch { .. })
-    ) && agree.iter().all(|&e| cosim(design, &trace, e).is_ok())
+    ) && agree
+        .iter()
+        .all(|&e| cosim_quick_build(design, &trace, e).is_ok())
 }
 
 /// The signature of a tool failure: its first error line (`%Error`, `error:`, or `Internal

@@ -11,6 +11,7 @@
 //! `cargo test --release -p rendergen-gen --lib fuzz::tests::fuzz_many -- --ignored --nocapture`.
 
 use super::*;
+use crate::cosim::cosim;
 use rendergen_hdl::ir::{BinOp, Op, UnOp};
 use rendergen_sim::kit::seed_from_env_or;
 use std::collections::BTreeSet;
@@ -402,6 +403,57 @@ fn emitter_bugs_found_by_the_fuzzer() {
             let k = m.constant(Bits::from_words(&[0b1011, 0, 1], 130));
             outs.push(k.parity());
             outs.push(r.zext(100).parity());
+            m.output("o", cat(&outs));
+        })
+        .unwrap(),
+    ));
+    // Verilator 5.006 at -O3 computed wrong values for OR and AND reductions of the NOT of a
+    // zero extension past 64 bits: `|(~{118'h0, {11'h0, x}})` (always 1) was 0 in some cycles
+    // (seed 0xF022, design 1160, reduced to 36 nodes in `gen/fuzz/known/`), and hand-written
+    // probes found `&(~{58'h0, x})` in one module, and `&`, `^` and `~|` of the NOT of a
+    // zero extension made by the parent, wrong for some `x` at widths 65 to 200. The emitter
+    // now prints every `&`, `|` and `^` reduction of more than 64 bits as the reduction of
+    // its 64-bit parts. Both shapes (extension in the module and in the parent), the 1160
+    // form (a double extension, reduction as a mux select), and wide constants.
+    fn not_zext_reductions(_: &mut rendergen_hdl::Module, _width: &u32, io: Vec<Sig>) -> Sig {
+        let (a, r) = (io[0], io[1]);
+        let n = !a;
+        cat(&[
+            n.any(),
+            n.all(),
+            n.parity(),
+            !n.any(),
+            !n.all(),
+            n.any().mux(r, !r),
+            n.all().mux(r, !r),
+        ])
+    }
+    cases.push((
+        "OR and AND reductions of a NOT of a zero extension wider than 64 bits",
+        Design::build("not_zext_reductions", |m| {
+            // `&` went wrong for `x == 0`: a 1-bit input hits it in half the cycles.
+            let x = m.input("x", 7);
+            let b = m.input("b", 1);
+            let r = m.input("r", 5);
+            let mut outs = Vec::new();
+            for w in [65, 100, 136, 200] {
+                for (name, v) in [("x", x), ("b", b)] {
+                    // The extension in the parent, the NOT and the reductions in a child.
+                    let a = v.zext(w);
+                    let c = format!("{name}{w}");
+                    outs.push(m.child(&c, &w, vec![a, r], not_zext_reductions));
+                    // All in this module.
+                    let n = !v.zext(w);
+                    outs.extend([n.any(), n.all(), n.any().mux(r, !r), n.all().mux(r, !r)]);
+                }
+            }
+            // Design 1160: `(|(~{118'h0, {11'h0, x}})) ? r : 0`.
+            let n = !x.zext(18).zext(136);
+            outs.push(n.any().mux(r, m.lit(0, 5)));
+            for words in [[u64::MAX, u64::MAX, 3], [0, 0, 0], [0, 1 << 40, 0]] {
+                let k = m.constant(Bits::from_words(&words, 130));
+                outs.extend([k.any(), k.all(), k.parity()]);
+            }
             m.output("o", cat(&outs));
         })
         .unwrap(),

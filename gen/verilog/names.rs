@@ -288,9 +288,9 @@ fn inline_nodes(def: &ModuleDef, plan: &Plan, host: &[Option<Host>]) -> Vec<bool
             {
                 selected[b as usize] = true
             }
-            // A parity of more than 64 bits is printed as the parity of 64-bit parts,
-            // bit-selected (see `expr.rs`).
-            Op::Unary(UnOp::RedXor, a)
+            // A reduction of more than 64 bits is printed as the reduction of its 64-bit
+            // parts, bit-selected (see `expr.rs`, `wide_reduction`).
+            Op::Unary(UnOp::RedAnd | UnOp::RedOr | UnOp::RedXor, a)
                 if def.node(a).width > 64 && !matches!(def.node(a).op, Op::Const(_)) =>
             {
                 selected[a as usize] = true

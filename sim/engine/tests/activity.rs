@@ -259,3 +259,103 @@ fn registers_load_at_the_edge_only_when_their_operands_ran() {
         }
     }
 }
+
+/// A register whose enable is computed in another group than its next value must be loaded
+/// when only the enable's group ran (`engine/reg_wake.rs` lists it under both groups). The
+/// next value's cone reads `x` alone, the enable's reads `y` alone, and a cone on `z` of a few
+/// groups is built between them, so that no group holds instructions of both; the rounds then
+/// change `x` with the enable low, and afterwards `y` alone to raise it: the edge must load the
+/// value computed a cycle earlier by a group that did not run since.
+#[test]
+fn an_enable_from_another_group_loads_its_register() {
+    use crate::engine::program::NONE;
+    let d = Design::build("en_group", |m| {
+        let x = m.input("x", 16);
+        let z = m.input("z", 16);
+        let y = m.input("y", 16);
+        let mut dv = x;
+        for k in 0..40u64 {
+            dv = (dv * (2 * k + 1)) ^ (dv >> 5) ^ m.lit(k, 16);
+        }
+        let mut sep = z;
+        for k in 0..40u64 {
+            sep = (sep * (2 * k + 5)) ^ (sep >> 7) ^ m.lit(3 * k, 16);
+        }
+        let mut ev = y;
+        for k in 0..40u64 {
+            ev = (ev + m.lit(k, 16)) ^ (ev << 1);
+        }
+        let en = ev.bit(3);
+        let r = m.reg("r", 16).reset(0);
+        r.next_when(en, dv);
+        m.output("r", r.q());
+        m.output("sep", sep);
+        m.output("en", en);
+    })
+    .expect("elaborates");
+    let mut full = Simulator::new(&d).unwrap();
+    let mut act = Simulator::with_eval(&d, Eval::Active).unwrap();
+    // The design does what this test is about: the one register with an enable is listed
+    // under two groups (its next value's and its enable's), not visited at every edge.
+    {
+        let wake = &act.compiled().0.activity.as_ref().expect("active").wake;
+        let always = wake.always as usize;
+        let listed = wake.regs[..always].iter().filter(|e| e.en != NONE).count();
+        let every_edge = wake.regs[always..].iter().filter(|e| e.en != NONE).count();
+        assert_eq!(
+            (listed, every_edge),
+            (2, 0),
+            "the enabled register is listed under two groups"
+        );
+    }
+    let [x, z, y] = [0, 1, 2].map(|i| full.input_at(i));
+    let en_out = full.output_at(2);
+    let poke = |full: &mut Simulator, act: &mut Simulator, p, v| {
+        full.poke(p, v);
+        act.poke(p, v);
+    };
+    // The first `y` from `from` on that gives enable `want` (searched on full evaluation).
+    let enable_value = |full: &mut Simulator, want: u64, from: u64| -> u64 {
+        let v = (from..).find(|&v| {
+            full.poke(y, v);
+            full.peek(en_out) == want
+        });
+        v.expect("some input gives each enable value")
+    };
+    let compare = |full: &mut Simulator, act: &mut Simulator, what: &str| {
+        for o in 0..full.outputs().len() {
+            assert_eq!(
+                full.peek_words(full.output_at(o)).to_vec(),
+                act.peek_words(act.output_at(o)).to_vec(),
+                "{what}: output {}",
+                full.outputs()[o].name
+            );
+        }
+    };
+    full.reset(2);
+    act.reset(2);
+    poke(&mut full, &mut act, z, 77);
+    let (mut next, mut loads) = (0, 0);
+    for round in 0..20u64 {
+        // The next value changes with the enable low: nothing loads.
+        let v = enable_value(&mut full, 0, next);
+        poke(&mut full, &mut act, y, v);
+        poke(&mut full, &mut act, x, 1 + round * 7919);
+        full.step();
+        act.step();
+        compare(&mut full, &mut act, &format!("round {round}, enable low"));
+        let before = full.peek(full.output_at(0));
+        // The enable alone rises: the register loads the next value computed a cycle ago.
+        let v = enable_value(&mut full, 1, v + 1);
+        act.poke(y, v);
+        full.step();
+        act.step();
+        compare(&mut full, &mut act, &format!("round {round}, enable high"));
+        loads += u32::from(full.peek(full.output_at(0)) != before);
+        next = v + 1;
+    }
+    assert!(
+        loads >= 15,
+        "the register changed in only {loads} of 20 rounds"
+    );
+}
