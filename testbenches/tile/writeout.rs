@@ -699,7 +699,8 @@ fn the_frame_models_average_is_the_write_outs_rule() {
         let want = resolve_ref(&cfg, p, &samples, None);
         let got = average(model_format(p), &samples);
         assert_eq!(
-            got, want,
+            got,
+            want,
             "plane {p} ({:?}) samples {samples:x?}: model {got:#x}, write-out rule {want:#x}",
             cfg.formats.get(p)
         );

@@ -167,7 +167,10 @@ fn pairwise_sum(words: &[u32]) -> u32 {
 
 /// The exact mean of binary16 values rounded once to nearest even (module docs).
 fn half_mean(h: &[u16]) -> u16 {
-    let v: Vec<f64> = h.iter().map(|&x| f32::from_bits(f16_to_f32(x)) as f64).collect();
+    let v: Vec<f64> = h
+        .iter()
+        .map(|&x| f32::from_bits(f16_to_f32(x)) as f64)
+        .collect();
     let pos = v.contains(&f64::INFINITY);
     let neg = v.contains(&f64::NEG_INFINITY);
     if v.iter().any(|x| x.is_nan()) || (pos && neg) {
@@ -216,9 +219,21 @@ mod tests {
         assert_eq!(half_mean(&s), h(256.25));
         assert_eq!(half_mean(&[0x0001, 0, 0, 0]), 0, "2^-26 rounds to +0");
         assert_eq!(half_mean(&[0x0002, 0, 0, 0]), 0, "2^-25 ties to even +0");
-        assert_eq!(half_mean(&[0x0003, 0x0003, 0, 0]), 0x0002, "1.5 ulp ties up to 2");
-        assert_eq!(half_mean(&[0x8000, 0x8000, 0x8000, 0x8000]), 0, "an exact zero is +0");
-        assert_eq!(half_mean(&[0x7BFF; 4]), 0x7BFF, "the largest half stays finite");
+        assert_eq!(
+            half_mean(&[0x0003, 0x0003, 0, 0]),
+            0x0002,
+            "1.5 ulp ties up to 2"
+        );
+        assert_eq!(
+            half_mean(&[0x8000, 0x8000, 0x8000, 0x8000]),
+            0,
+            "an exact zero is +0"
+        );
+        assert_eq!(
+            half_mean(&[0x7BFF; 4]),
+            0x7BFF,
+            "the largest half stays finite"
+        );
         assert_eq!(half_mean(&[0x7C00, 0xFC00, 0, 0]), 0x7E00);
         assert_eq!(half_mean(&[0xFC00, 0x3C00, 0, 0]), 0xFC00);
         assert_eq!(half_mean(&[0x7E01, 0x3C00, 0, 0]), 0x7E00);
