@@ -284,6 +284,7 @@ fn engine_with_front_end_lint_clean() {
                 ..ShaderCfg::default()
             },
             entry_log2: 3,
+            states: 1,
         },
         uniform_bits: 4,
         texture: None,

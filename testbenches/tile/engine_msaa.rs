@@ -330,6 +330,7 @@ fn engine_at_4x_lint_clean() {
         },
         uniform_bits: 4,
         texture: None,
+        geometry: None,
     };
     super::buffer::assert_lint_clean(&tile_engine_top(&cfg).unwrap_or_else(|e| panic!("{e}")));
 }

@@ -268,6 +268,7 @@ fn frag_cfg(tile: TileCfg) -> FragCfg {
         tile,
         core: ShaderCfg::default(),
         entry_log2: 8,
+        states: 1,
     }
 }
 
