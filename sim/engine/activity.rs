@@ -15,9 +15,10 @@
 //!   another group reads is *watched*: after the group runs, the value is compared with a
 //!   shadow copy, and if it changed, its consumer groups are marked active. Inputs and state
 //!   (register outputs, synchronous read data) are watched the same way at the start of each
-//!   settle — in generated code; the interpreter instead loads only the registers whose next
-//!   value or enable was recomputed, at the edge, and wakes the readers of those that changed
-//!   ([`reg_wake`](super::reg_wake)). A group that reads a memory combinationally is activated
+//!   settle — but for registers: the interpreter loads only the registers whose next value
+//!   or enable was recomputed, at the edge, and wakes the readers of those that changed
+//!   ([`reg_wake`](super::reg_wake)); the generated code does the same from the same tables
+//!   (`sim/codegen/wake.rs`), so only inputs and synchronous read data keep shadows. A group that reads a memory combinationally is activated
 //!   when a write port of that memory was enabled at the last edge.
 //! * **Flags** are bits, 64 groups per word (GSIM): a settle tests 64 idle groups at once and
 //!   finds the next active one with `trailing_zeros`; a consumer list is stored as one mask

@@ -19,7 +19,8 @@
 //!   active, so the next settle evaluates (and marks as ran) everything.
 //!
 //! Inputs and synchronous read data stay watched through shadows (`RegWake::src_runs`,
-//! `RegWake::wide_sources`); the compiled backend keeps using the shared tables unchanged.
+//! `RegWake::wide_sources`). The compiled backend's activity-aware code prints the same rule
+//! from these tables (`sim/codegen/wake.rs`).
 
 use super::activity::{Act, ActState, Activity, Watch};
 use super::exec::{select, Machine};

@@ -278,13 +278,10 @@ fn tile_shader_frame_matches_the_model() {
     check(&scene(32, 6, 1, 32, true), &RtlOptions::default());
 }
 
-/// 4× MSAA: the late test per sample with the pixel's one exported depth.
-///
-/// **Open:** fails today — `region `zblend: value` byte 180: RTL 0x36, model 0x37` (one
-/// R32F pixel of the written-out average differs in its low byte); not yet known whether the
-/// late test at 4× or the R32F resolve is at fault. Ignored until diagnosed.
+/// 4× MSAA: the late test per sample with the pixel's one exported depth, and the R32F
+/// target averaged at write-out (the frame model's average is the write-out's rule since
+/// session 14: it summed left to right before, and this frame differed in one R32F byte).
 #[test]
-#[ignore]
 fn msaa4_frame_matches_the_model_under_memory_back_pressure() {
     let opts = RtlOptions {
         seed: 0x2B1E,
