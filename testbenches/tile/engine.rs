@@ -267,8 +267,9 @@ fn engine_lint_clean() {
 }
 
 /// A memory that never takes a request: the driver gives up after `stall_cycles` without
-/// progress (never a hang) and names what waits — the memory port's request with valid
-/// and no ready, the command processor's state, the tiles done.
+/// progress (never a hang) and names what waits — the phase (the vertex phase: its attribute
+/// loads are the run's first memory requests), the memory port's request with valid and no
+/// ready, the command processor's state (idle: no list reached it), the tiles done.
 #[test]
 fn a_stuck_engine_reports_what_waits() {
     let pass = scene(15, 2, false);
@@ -285,7 +286,9 @@ fn a_stuck_engine_reports_what_waits() {
         "0 of 4 tiles done",
         "valid without ready: ",
         " tile_engine.mem_req,",
-        "tile_cmd.state_q = 1 (Collect)",
+        "stuck in the vertex phase",
+        " tile_engine.vertex_merge.mem_req,",
+        "tile_cmd.state_q = 0 (Idle)",
     ] {
         assert!(e.contains(part), "`{part}` missing from: {e}");
     }
