@@ -287,7 +287,7 @@ fn a_stuck_engine_reports_what_waits() {
         "valid without ready: ",
         " tile_engine.mem_req,",
         "stuck in the vertex phase",
-        " tile_engine.vertex_merge.mem_req,",
+        " tile_engine.core_mem.mem_req,",
         "tile_cmd.state_q = 0 (Idle)",
     ] {
         assert!(e.contains(part), "`{part}` missing from: {e}");
