@@ -54,8 +54,8 @@ impl fmt::Display for ToolError {
                 write!(
                     f,
                     "`{tool}` did not finish within {seconds} s and was killed (the limit is \
-                     $RENDERGEN_SYNTH_TIMEOUT for synthesis, $RENDERGEN_LINT_TIMEOUT for lint, in \
-                     seconds)"
+                     $RENDERGEN_SYNTH_TIMEOUT for synthesis, $RENDERGEN_LINT_TIMEOUT for lint, \
+                     $RENDERGEN_VERILATOR_TIMEOUT for Verilator model builds, in seconds)"
                 )
             }
             ToolError::Failed {
