@@ -61,7 +61,8 @@ spec r15, r16, r17, 0x33C
 end
 ";
 
-fn program(src: &str) -> Program {
+/// A program assembled from `src`, no uniforms (shared by the engine testbenches).
+pub(super) fn program(src: &str) -> Program {
     Program {
         words: assemble(src).unwrap_or_else(|e| panic!("{e}")),
         uniforms: vec![],
@@ -69,7 +70,7 @@ fn program(src: &str) -> Program {
 }
 
 /// `n` random triangles over a 32×32 screen with w in 1..4 (perspective), colours in 0..1.
-fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, Vec<u32>) {
+pub(super) fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, Vec<u32>) {
     let mut pos = Vec::new();
     let mut col = Vec::new();
     for _ in 0..3 * n {

@@ -7,13 +7,11 @@
 //! G-buffer pass writes every sample and whose lighting pass reads them back per sample —
 //! against the model and against the RTL's own `tile-shader` frame. Memory back-pressure on
 //! both; the memory model's region counters show that suppressed planes are never written.
+use super::engine::program;
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl_with, RtlOptions, RtlReport};
-use rendergen_shader_isa::asm::assemble;
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::tile::buffer::{BlendState, Format};
-use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, Mesh, Pass, PassResult, Program, Target,
-};
+use rendergen_sim::models::tile::frame::{run_pass, Attribute, Mesh, Pass, PassResult, Target};
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
 use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
@@ -41,13 +39,6 @@ export 1, r2, 1
 export 2, r8, 4
 end
 ";
-
-fn program(src: &str) -> Program {
-    Program {
-        words: assemble(src).unwrap_or_else(|e| panic!("{e}")),
-        uniforms: vec![],
-    }
-}
 
 /// A mesh of `n` random triangles over the 32×32 screen (w in 1..4, so perspective-correct
 /// varyings matter), shaded by `fragment`.

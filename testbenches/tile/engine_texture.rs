@@ -4,18 +4,18 @@
 //! RTL), the RTL through `tex_binder` → `tex_bridge` → `texture_unit` → `tex_line_port` on the
 //! engine's one memory port (the memory agent's scoreboard checks every transaction).
 use super::buffer::assert_lint_clean;
+use super::engine::program;
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl, run_pass_rtl_with, RtlOptions, RtlReport};
 use rendergen_rtl::shader::ShaderCfg;
 use rendergen_rtl::tile::engine::{tile_engine_top, EngineCfg};
 use rendergen_rtl::tile::frag::FragCfg;
 use rendergen_rtl::tile::texture::EngineTexCfg;
 use rendergen_rtl::tile::{RtFormat, TileCfg};
-use rendergen_shader_isa::asm::assemble;
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::texture::{Filter, TexDesc, Wrap};
 use rendergen_sim::models::tile::buffer::{BlendState, Format};
 use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, Mesh, Pass, PassResult, Program, Target, Texture,
+    run_pass, Attribute, Mesh, Pass, PassResult, Target, Texture,
 };
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
@@ -48,13 +48,6 @@ export 2, r10, 1
 export 3, r11, 1
 end
 ";
-
-fn program(src: &str) -> Program {
-    Program {
-        words: assemble(src).unwrap_or_else(|e| panic!("{e}")),
-        uniforms: vec![],
-    }
-}
 
 /// `n` random triangles over a 32×32 screen with w in 1..4 and texture coordinates in
 /// `-1 .. 2` (every wrap mode matters), some small and some stretched (various LODs).

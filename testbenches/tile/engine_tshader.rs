@@ -5,12 +5,12 @@
 //! wrote (`x ^ 1`, `x ^ 2`) in the same RESOLVE. The model's warp order (warps of four in
 //! launch order, each to its end) is pinned by a model test against a formula; and the
 //! per-tile tile-shader cycles of the RTL are reported (`measure_*`, ignored).
+use super::engine::program;
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl, RtlOptions, RtlReport};
-use rendergen_shader_isa::asm::assemble;
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::tile::buffer::{BlendState, Format};
 use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, Mesh, Pass, PassResult, Program, Resolve, Target, TS_WARP,
+    run_pass, Attribute, Mesh, Pass, PassResult, Resolve, Target, TS_WARP,
 };
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
@@ -53,13 +53,6 @@ fadd r17, r17, r16
 spec r18, r10, r17, 0x204
 end
 ";
-
-fn program(src: &str) -> Program {
-    Program {
-        words: assemble(src).unwrap_or_else(|e| panic!("{e}")),
-        uniforms: vec![],
-    }
-}
 
 /// `n` random triangles over the screen (w in 1..4), colours in 0..1.
 fn mesh(seed: u64, n: usize) -> Mesh {

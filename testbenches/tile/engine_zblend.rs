@@ -6,12 +6,13 @@
 //! front-facing triangles only, so a pixel without an export takes its rasterised depth) —
 //! rendered by `run_pass`, then its tiles by the RTL through `rendergen_gen::raster::rtl`;
 //! the surfaces must be equal byte for byte, forward and with a tile shader, at 1× and 4×.
+use super::engine::program;
+use super::engine::triangles;
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl, run_pass_rtl_with, RtlOptions, RtlReport};
-use rendergen_shader_isa::asm::assemble;
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::tile::buffer::{BlendOp, BlendState, Factor, Format};
 use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, Mesh, Pass, PassResult, Program, Resolve, Target,
+    run_pass, Attribute, Mesh, Pass, PassResult, Resolve, Target,
 };
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
@@ -53,28 +54,6 @@ fadd r11, r11, r12
 spec r13, r10, r11, 0x204
 end
 ";
-
-fn program(src: &str) -> Program {
-    Program {
-        words: assemble(src).unwrap_or_else(|e| panic!("{e}")),
-        uniforms: vec![],
-    }
-}
-
-/// `n` random triangles over the screen with w in 1..4 (perspective), colours in 0..1.
-fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, Vec<u32>) {
-    let mut pos = Vec::new();
-    let mut col = Vec::new();
-    for _ in 0..3 * n {
-        let w = 1.0 + 3.0 * rng.below(1000) as f32 / 1000.0;
-        let x = (rng.below(2000) as f32 / 1000.0 - 1.0) * 1.2 * w;
-        let y = (rng.below(2000) as f32 / 1000.0 - 1.0) * 1.2 * w;
-        let z = rng.below(1000) as f32 / 1000.0 * w;
-        pos.extend([x, y, z, w].map(f32::to_bits));
-        col.extend((0..4).map(|_| (rng.below(1001) as f32 / 1000.0).to_bits()));
-    }
-    (pos, col)
-}
 
 fn mesh(
     rng: &mut Rng,
