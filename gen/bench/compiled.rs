@@ -8,7 +8,7 @@ use crate::tools::cache::cached_build;
 use crate::tools::{run_tool, ToolError};
 use rendergen_hdl::bits::mask64;
 use rendergen_hdl::ir::Design;
-use rendergen_sim::codegen::{generate_observing, Generated, Observe};
+use rendergen_sim::codegen::{generate_observing, generate_split, Generated, Observe};
 use rendergen_sim::Eval;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -105,8 +105,23 @@ fn harness(g: &Generated, source: Source) -> String {
 
 /// Generates, builds (cached) and returns the executable of the compiled benchmark.
 pub(crate) fn build(design: &Design, eval: Eval, source: Source) -> Result<PathBuf, ToolError> {
+    build_split(design, eval, source, None)
+}
+
+/// [`build`] with full evaluation in functions of at most `max_statements` statements
+/// (`rendergen_sim::codegen::generate_split`; `None`: the code generator's default).
+fn build_split(
+    design: &Design,
+    eval: Eval,
+    source: Source,
+    max_statements: Option<usize>,
+) -> Result<PathBuf, ToolError> {
     // The harness reads only the ports.
-    let g = generate_observing(design, eval, Observe::Ports).map_err(|e| ToolError::Failed {
+    let g = match max_statements {
+        None => generate_observing(design, eval, Observe::Ports),
+        Some(n) => generate_split(design, eval, Observe::Ports, n),
+    }
+    .map_err(|e| ToolError::Failed {
         tool: "rendergen-sim codegen".into(),
         status: "could not compile the design".into(),
         output: e.to_string(),
@@ -137,6 +152,20 @@ pub(crate) fn run(
     seed: u64,
 ) -> Result<Measured, ToolError> {
     let exe = build(design, eval, Source::Random)?;
+    run_model(&exe, "compiled model", cycles, &seed.to_string())
+}
+
+/// [`run`] built for a short run: full evaluation in functions of at most `max_statements`
+/// statements, which `rustc` builds many times faster than the default's large functions
+/// (the random-netlist fuzzer's builds).
+pub(crate) fn run_split(
+    design: &Design,
+    eval: Eval,
+    cycles: u64,
+    seed: u64,
+    max_statements: usize,
+) -> Result<Measured, ToolError> {
+    let exe = build_split(design, eval, Source::Random, Some(max_statements))?;
     run_model(&exe, "compiled model", cycles, &seed.to_string())
 }
 

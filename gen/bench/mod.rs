@@ -243,6 +243,26 @@ pub fn bench(
     bench_traced(design, engine, cycles, seed, None)
 }
 
+/// [`bench()`] on the compiled backend (`rust-compiled` for [`Eval::Full`],
+/// `rust-compiled-active` for [`Eval::Active`]) with full evaluation split into functions of
+/// at most `max_statements` statements: the same statements in the same order, built many
+/// times faster by `rustc` than the default's large functions, for short runs of many designs
+/// (the random-netlist fuzzer). The build is cached under its own key.
+pub fn bench_compiled_split(
+    design: &Design,
+    eval: Eval,
+    cycles: u64,
+    seed: u64,
+    max_statements: usize,
+) -> Result<BenchResult, ToolError> {
+    let engine = match eval {
+        Eval::Full => BenchEngine::RustCompiled,
+        Eval::Active => BenchEngine::RustCompiledActive,
+    };
+    let run = compiled::run_split(design, eval, cycles, seed, max_statements)?;
+    Ok(BenchResult::new(design, engine, cycles, run.seconds, run.hash).with(&run))
+}
+
 /// [`bench()`] that also writes a waveform of the run (the `rust` engine only; the time then
 /// includes writing it).
 pub fn bench_traced(

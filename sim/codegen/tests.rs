@@ -123,8 +123,23 @@ fn concatenation_chains_are_locals() {
 /// cycle: reset, then every input word in declaration order). Returns every output word of
 /// every cycle (settled, before the edge) and, for activity-aware code, the groups evaluated.
 fn run_generated(d: &Design, eval: crate::Eval, stim: &[Vec<u64>], name: &str) -> (Vec<u64>, u64) {
+    run_split(d, eval, stim, name, None)
+}
+
+/// [`run_generated`] with full evaluation split into functions of at most `split` statements.
+fn run_split(
+    d: &Design,
+    eval: crate::Eval,
+    stim: &[Vec<u64>],
+    name: &str,
+    split: Option<usize>,
+) -> (Vec<u64>, u64) {
     use std::fmt::Write;
-    let g = super::generate_observing(d, eval, super::Observe::Ports).unwrap();
+    let g = match split {
+        None => super::generate_observing(d, eval, super::Observe::Ports),
+        Some(n) => super::generate_split(d, eval, super::Observe::Ports, n),
+    }
+    .unwrap();
     let words: Vec<String> = stim.iter().flatten().map(|x| format!("{x:#x}")).collect();
     let per = stim[0].len();
     let mut body = String::new();
@@ -307,6 +322,19 @@ fn compiled_edge_wakes_only_changed_registers() {
     );
     let (full_out, _) = run_generated(&d, crate::Eval::Full, &stim, "wake_full");
     assert_eq!(full_out, want, "compiled full evaluation");
+    // The same statements split into functions of at most 3 (the fuzzer's builds split at
+    // 1,000): values that now cross a function boundary go through the value array.
+    let split = super::generate_split(&d, crate::Eval::Full, super::Observe::Ports, 3).unwrap();
+    let whole = super::generate_observing(&d, crate::Eval::Full, super::Observe::Ports).unwrap();
+    let fns = |src: &str| src.matches("\nfn settle_").count();
+    assert!(
+        fns(&split.source) > fns(&whole.source) + 3,
+        "split into more functions: {} vs {}",
+        fns(&split.source),
+        fns(&whole.source)
+    );
+    let (split_out, _) = run_split(&d, crate::Eval::Full, &stim, "wake_split", Some(3));
+    assert_eq!(split_out, want, "compiled full evaluation in functions of 3 statements");
 }
 
 /// Under the edge-driven scheme the settle compares only the sources that are not registers
