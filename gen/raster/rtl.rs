@@ -45,7 +45,8 @@
 //!   word against the model's (an error names the first difference), then runs the tiles
 //!   until the last list is taken.
 //!
-//! The surfaces' bytes are then the RTL's; [`compare`] checks them against the model's.
+//! The surfaces' bytes, and those of the storage buffers the pass binds, are then the RTL's;
+//! [`compare`] checks them against the model's.
 use super::vertex_rtl::{
     compare_vertices, load_programs, vertex_regions, vertex_setup, VertexReport, VertexSetup,
 };
@@ -159,6 +160,9 @@ pub struct RtlReport {
     pub regions: Vec<(String, String, u64, u64)>,
     /// The surfaces' bytes as the RTL wrote them (model region index, bytes).
     pub surfaces: Vec<(usize, Vec<u8>)>,
+    /// The storage buffers the pass binds (`Pass::buffers`: a tile shader's direct stores,
+    /// its external reads) after the run (model region index, bytes).
+    pub buffers: Vec<(usize, Vec<u8>)>,
     /// The texture unit's counters, when the pass samples textures.
     pub texture: Option<RtlTexture>,
     /// Per pass with meshes, its vertex phase (pass name, report).
@@ -597,6 +601,7 @@ pub fn run_pass_rtl_with(
     let frag_fault = out(&sim, "frag_fault")?;
     let ts_fault = out(&sim, "ts_fault")?;
     let ts_error = out(&sim, "ts_error")?;
+    let ts_residency = out(&sim, "ts_residency_error")?;
     let bad_op = out(&sim, "bad_op")?;
     let image_error = out(&sim, "image_error")?;
     let vertex_fault = out(&sim, "vertex_fault")?;
@@ -736,13 +741,25 @@ pub fn run_pass_rtl_with(
                 "--engine rtl: a tile's command list did not fit its bin of {bin_words} words"
             ));
         }
+        if sim.peek(ts_residency) != 0 {
+            return Err("--engine rtl: a fragment or vertex warp finished while a RESOLVE's tile shader ran (spec A16: none may be resident then)".into());
+        }
         if sim.peek(ts_error) != 0 {
             let at: Vec<u64> = (0..6)
                 .map(|k| sim.output(&format!("ts_error_at_{k}")).map(|p| sim.peek(p)))
                 .collect::<Result<_, _>>()
                 .map_err(e)?;
+            let mut peek = |n: &str| out(&sim, &format!("ts_error_{n}")).map(|p| sim.peek(p));
+            let (t, xthreads) = (peek("thread")?, peek("xthreads")?.max(1));
+            let thread = format!(
+                "tile shader thread ({}, {}) of tile ({}, {})",
+                t % xthreads,
+                t / xthreads,
+                peek("tile_x")?,
+                peek("tile_y")?
+            );
             return Err(format!(
-                "--engine rtl: the tile shader (warp slot {}, lane {}) accessed binding {} at pixel ({}, {}) sample {}: outside its tile, or a plane or sample the tile buffer lacks",
+                "--engine rtl: the {thread} (warp slot {}, lane {}) accessed binding {} at pixel ({}, {}) sample {}: outside its tile, or a plane or sample the tile buffer lacks",
                 at[0], at[1], at[2], at[3], at[4], at[5]
             ));
         }
@@ -824,6 +841,15 @@ pub fn run_pass_rtl_with(
         report
             .surfaces
             .push((i, mem.bytes(shift(r.base), r.size() as usize).to_vec()));
+    }
+    for &(_, region) in &pass.buffers {
+        let r = &model.regions()[region.0];
+        if !report.buffers.iter().any(|b| b.0 == region.0) {
+            report.buffers.push((
+                region.0,
+                mem.bytes(shift(r.base), r.size() as usize).to_vec(),
+            ));
+        }
     }
     Ok(report)
 }
@@ -1352,10 +1378,10 @@ fn stuck_report(sim: &mut Simulator) -> String {
     lines.join("\n")
 }
 
-/// The first difference between the RTL's surfaces and the model's, or `None` when every
-/// byte is equal (the model's memory `model` after the same pass).
+/// The first difference between the RTL's surfaces and storage buffers and the model's, or
+/// `None` when every byte is equal (the model's memory `model` after the same pass).
 pub fn compare(report: &RtlReport, model: &Memory) -> Option<String> {
-    for (i, bytes) in &report.surfaces {
+    for (i, bytes) in report.surfaces.iter().chain(&report.buffers) {
         let r = &model.regions()[*i];
         if let Some(k) = (0..bytes.len()).find(|&k| bytes[k] != r.bytes()[k]) {
             return Some(format!(

@@ -1,10 +1,14 @@
-//! The tile engine's frame model at scenario level (`tiles-and-allocation.md` A.10.3, A1–A17),
-//! `rendergen raster` modes (tile-shader and two-pass bit-identical, bytes against the analytic
+//! The tile engine at scenario level (`tiles-and-allocation.md` A.10.3, A1–A17): each
+//! scenario's pass on the frame model against an independent expectation, then on the RTL
+//! engine (`run_pass_rtl`, one simulation from vertices to pixels, with random memory latency,
+//! stalls and gaps) against the model, every surface and storage-buffer byte and every
+//! region's written-byte count (`on_rtl`); `rendergen raster` modes (tile-shader and two-pass bit-identical, bytes against the analytic
 //! minimum, nothing written to a suppressed render target) and its command line.
 
 mod common;
 use common::*;
-use rendergen_gen::raster::{render, Mode, RasterScene};
+use rendergen_gen::raster::rtl::{compare, run_pass_rtl, RtlOptions, RtlReport};
+use rendergen_gen::raster::{render, render_rtl, Frame, Mode, RasterScene};
 use rendergen_shader_compiler::{abi, compile, Lang, Options, ShaderStage};
 use rendergen_sim::models::texture::{Filter, TexDesc, Wrap};
 use rendergen_sim::models::tile::buffer::{div255, BlendOp, BlendState, Factor, Format};
@@ -169,6 +173,73 @@ fn tile_commands(mem: &Memory, i: usize) -> Vec<Command> {
     out
 }
 
+/// Memory back-pressure for the RTL runs: answers after 1..=24 cycles, the request port and
+/// the answers held back at random (seed `seed`).
+fn rtl_options(seed: u64) -> RtlOptions {
+    RtlOptions {
+        seed,
+        latency: (1, 24),
+        stall: 0.2,
+        gap: 0.2,
+        ..RtlOptions::default()
+    }
+}
+
+/// Runs pass `p` on the RTL engine (`mem` and `res`: the model's memory and result after
+/// `run_pass` of `p`) with memory back-pressure and asserts that it equals the model: every
+/// byte of every surface and bound storage buffer (`compare`), the bytes written to each of
+/// those regions (a suppressed target's region gets 0), one report per tile.
+fn on_rtl(p: &Pass, mem: &Memory, res: &PassResult, seed: u64) -> RtlReport {
+    let report = run_pass_rtl(p, mem, res, &rtl_options(seed))
+        .unwrap_or_else(|e| panic!("pass `{}` on the RTL: {e}", p.name));
+    if let Some(d) = compare(&report, mem) {
+        panic!("pass `{}`: RTL and model differ: {d}", p.name);
+    }
+    let regions =
+        (res.surfaces.iter().flatten().map(|s| s.region.0)).chain(p.buffers.iter().map(|b| b.1 .0));
+    for i in regions {
+        let m = &mem.regions()[i];
+        assert_eq!(
+            report.regions[i].3, m.written_bytes,
+            "pass `{}`: bytes written to `{}` (RTL, model)",
+            p.name, m.name
+        );
+    }
+    assert_eq!(report.tiles.len(), res.tiles.len(), "a report per tile");
+    report
+}
+
+/// Bytes the RTL wrote to the region of plane `plane`'s surface.
+fn rtl_written(report: &RtlReport, res: &PassResult, plane: usize) -> u64 {
+    report.regions[res.surfaces[plane].expect("a surface").region.0].3
+}
+
+/// The RTL's refusal of pass `p` (the model's memory and result after it).
+fn rtl_refuses(p: &Pass, mem: &Memory, res: &PassResult) -> String {
+    match run_pass_rtl(p, mem, res, &rtl_options(1)) {
+        Ok(_) => panic!("pass `{}`: the RTL ran it", p.name),
+        Err(e) => e,
+    }
+}
+
+/// Every pass of `f` on the RTL with memory back-pressure (`render_rtl` compares each pass's
+/// surfaces with the model's); the RTL's bytes written per region must equal the model's.
+fn frame_on_rtl(f: &mut Frame, seed: u64) -> RtlReport {
+    let model_pixels = f.pixels.clone();
+    let report = render_rtl(f, &rtl_options(seed)).unwrap_or_else(|e| panic!("{}", e.message));
+    assert_eq!(f.pixels, model_pixels, "the RTL's output");
+    for (i, r) in f.memory.regions().iter().enumerate() {
+        if r.class != "command lists" && r.class != "primitive data" {
+            assert_eq!(
+                report.regions[i].3, r.written_bytes,
+                "bytes written to `{}`",
+                r.name
+            );
+        }
+    }
+    report
+}
+
 const TS_HEAD: &str = "#version 450
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(binding = 0, rgba8) uniform image2DArray rt0;
@@ -261,17 +332,23 @@ fn a1_a16_resolve_sees_every_committed_fragment() {
         assert!(res > last_draw, "tile {t}: {cmds:?}");
         assert!(r.tiles[t].fragments > 0 && r.tiles[t].ts_threads == 256);
     }
+    // The RTL: one core shades the fragments and then runs the tile shader's warps of each
+    // tile; its image is the model's (the tile shader saw every blended fragment).
+    let rep = on_rtl(&p, &mem, &r, 0xA1);
+    assert_eq!(rtl_written(&rep, &r, 1), 32 * 16 * 4);
+    assert!(rep.issued > 0);
 }
 
-/// A2: DRAW, RESOLVE, DRAW: the overlay after the resolve blends over the tile shader's output.
+/// A2: DRAW, RESOLVE, DRAW: the overlay after the resolve blends over the tile shader's output
+/// (32×16: the RTL's write-out needs rows of a multiple of 128 bytes).
 #[test]
 fn a2_drawing_resumes_after_resolve() {
-    let (w, h) = (16, 16);
+    let (w, h) = (32, 16);
     let base = rect_mesh(
         "base",
         w,
         h,
-        [0.0, 0.0, 16.0, 16.0],
+        [0.0, 0.0, 32.0, 16.0],
         &fs_const(&[(0, [0.2, 0.4, 0.6, 1.0])]),
     );
     let mut overlay = rect_mesh(
@@ -311,7 +388,7 @@ fn a2_drawing_resumes_after_resolve() {
         .take(3)
         .map(|&d| div255(255 * 128 + d * 127))
         .collect();
-    for (x, &got) in out.iter().take(16).enumerate() {
+    for (x, &got) in out.iter().take(32).enumerate() {
         let want = if x < 8 {
             rgba8([over[0], over[1], over[2], 128])
         } else {
@@ -333,6 +410,7 @@ fn a2_drawing_resumes_after_resolve() {
         kinds,
         ["begin", "draw", "draw", "resolve", "draw", "draw", "end"]
     );
+    on_rtl(&p, &mem, &r, 0xA2);
 }
 
 fn scene(name: &str) -> RasterScene {
@@ -446,6 +524,67 @@ fn a3_a15_tile_shader_equals_two_pass_and_the_minimum() {
     }
 }
 
+/// `lit_model.json` at `w × h` (its camera, meshes, lights and shaders).
+fn lit_model_at(w: u32, h: u32) -> RasterScene {
+    let text = std::fs::read_to_string(scenes().join("lit_model.json")).unwrap();
+    assert!(text.contains("\"width\": 96,") && text.contains("\"height\": 64,"));
+    let text = (text.replace("\"width\": 96,", &format!("\"width\": {w},")))
+        .replace("\"height\": 64,", &format!("\"height\": {h},"));
+    RasterScene::parse(&text, &scenes()).unwrap()
+}
+
+/// A3, A6 and A15 on the RTL: `lit_model` at 32×16 (two tiles) in tile-shader and two-pass
+/// mode at 1×, every pass on the RTL with memory back-pressure (about 45 s; the 96×64 frame
+/// and 4× are `a3_a6_a15_full_frames_on_the_rtl`, ignored).
+#[test]
+fn a3_a6_a15_frames_on_the_rtl() {
+    lit_model_on_rtl(&lit_model_at(32, 16), false);
+}
+
+/// A3, A6 and A15's whole frames on the RTL: `lit_model` at 96×64 (24 tiles) in tile-shader
+/// mode at 1× and 4× and in two-pass mode at 1× (about 14 minutes on one core).
+#[test]
+#[ignore = "long: the 96×64 frame three times on the RTL"]
+fn a3_a6_a15_full_frames_on_the_rtl() {
+    lit_model_on_rtl(&scene("lit_model.json"), true);
+}
+
+/// `sc` in tile-shader and two-pass mode at 1× (and tile-shader mode at 4× with `msaa4`) on
+/// the model, then every pass on the RTL with memory back-pressure (`render_rtl` compares
+/// every surface byte with the model's, `frame_on_rtl` the bytes written per region): the
+/// RTL's two modes give the same image (A3, A15); in tile-shader mode nothing reaches the
+/// G-buffer's regions and the output is written once (A6).
+fn lit_model_on_rtl(sc: &RasterScene, msaa4: bool) {
+    let px = u64::from(sc.width * sc.height);
+    let mut images = vec![];
+    let mut runs = vec![(Mode::TileShader, 1, 0xA3), (Mode::TwoPass, 1, 0xA15)];
+    if msaa4 {
+        runs.push((Mode::TileShader, 4, 0xA6));
+    }
+    for (mode, msaa, seed) in runs {
+        let mut f = render(sc, mode, msaa, &mut |_, _| {}).unwrap();
+        let rep = frame_on_rtl(&mut f, seed);
+        eprintln!(
+            "{mode:?} {msaa}×: {} cycles simulated in {:.1} s",
+            rep.simulated.0, rep.simulated.1
+        );
+        let written = |class: &str| -> u64 {
+            (rep.regions.iter())
+                .filter(|r| r.1 == class)
+                .map(|r| r.3)
+                .sum()
+        };
+        let gbuffer = match mode {
+            Mode::TwoPass => px * u64::from(msaa) * (4 + 8 + 8),
+            _ => 0,
+        };
+        assert_eq!(written("g-buffer"), gbuffer, "{mode:?} {msaa}×");
+        assert_eq!(written("output"), 4 * px, "{mode:?} {msaa}×");
+        images.push(f.pixels);
+    }
+    assert_eq!(images[0], images[1], "tile-shader and two-pass on the RTL");
+}
+
 /// A4: neighbour access across render targets inside the tile (edges clamped to the tile),
 /// and an access outside the tile is an error naming the thread and the address.
 #[test]
@@ -490,9 +629,25 @@ void main() { o = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, 0.0, 1.0); 
             assert_eq!(out[(y * 32 + x) as usize], want, "({x}, {y})");
         }
     }
+    on_rtl(&p, &mem, &r, 0xA4);
     // Without the clamp, thread (15, y) reads pixel (16, y) of the next tile.
     let bad = format!("{TS_HEAD}void main() {{ ivec2 p = ivec2(gl_GlobalInvocationID.xy); imageStore(rt1, ivec3(p, 0), imageLoad(rt0, ivec3(p.x + 1, p.y, 0))); }}");
     p.resolves[0] = resolve(1, &bad, (16, 16));
+    // The RTL (same geometry, so the good pass's model run serves as its reference): the
+    // first tile's thread (15, y) reading pixel (16, y) of binding 0 (rt0), sample 0, stops
+    // the run with an error naming the thread and the access (which y first is the core's
+    // choice: warps of one RESOLVE run in no defined order).
+    let e = rtl_refuses(&p, &mem, &r);
+    let y = (e.split("tile shader thread (15, ").nth(1))
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("no thread (15, y) in: {e}"));
+    assert!(
+        e.contains(&format!("thread (15, {y}) of tile (0, 0)"))
+            && e.contains(&format!(
+                "accessed binding 0 at pixel (16, {y}) sample 0: outside its tile"
+            )),
+        "{e}"
+    );
     let e = run_pass(&p, &mut Memory::new()).unwrap_err();
     match &e {
         FrameError::OutOfTile {
@@ -512,50 +667,76 @@ void main() { o = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, 0.0, 1.0); 
     assert!(e.to_string().contains("outside its tile"), "{e}");
 }
 
-/// A5: scatter and multiple outputs: thread p writes the mirrored pixel of two render
-/// targets, every sample, at 4×.
+/// A5: scatter and multiple outputs: thread p writes the pixel mirrored in its tile of two
+/// render targets, every sample, at 4× (32×16: the RTL's write-out needs rows of a multiple
+/// of 128 bytes).
 #[test]
 fn a5_scatter_to_other_pixels_samples_and_targets() {
     let fs = "#version 450
 layout(location = 0) out vec4 o;
-void main() { o = vec4(gl_FragCoord.x / 16.0, gl_FragCoord.y / 16.0, 0.0, 1.0); }";
-    let m = rect_mesh("grad", 16, 16, [0.0, 0.0, 16.0, 16.0], fs);
+void main() { o = vec4(gl_FragCoord.x / 32.0, gl_FragCoord.y / 16.0, 0.0, 1.0); }";
+    let m = rect_mesh("grad", 32, 16, [0.0, 0.0, 32.0, 16.0], fs);
     let targets = vec![
         target("rt0", Format::Rgba8, WriteMode::Off),
         target("rt1", Format::Rgba8, WriteMode::All),
         target("rt2", Format::Rgba8, WriteMode::Sample(2)),
     ];
-    let mut p = pass(16, 16, 4, targets, vec![m]);
-    let ts = format!(
-        "{TS_HEAD}void main() {{
+    let mut p = pass(32, 16, 4, targets, vec![m]);
+    // `select`: a statement choosing write-out modes per tile.
+    let ts = |select: &str| {
+        format!(
+            "{TS_HEAD}void main() {{
     ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-    ivec2 q = ivec2(15) - p;
+    ivec2 q = ivec2(gl_WorkGroupID.xy) * 16 + ivec2(15) - ivec2(gl_LocalInvocationID.xy);
     for (int s = 0; s < 4; s++) {{
         vec4 c = imageLoad(rt0, ivec3(p, s));
         imageStore(rt1, ivec3(q, s), vec4(c.rg, float(s) / 4.0, 1.0));
         imageStore(rt2, ivec3(q, 3 - s), c.gbra);
     }}
+    {select}
 }}"
-    );
-    p.resolves.push(resolve(1, &ts, (16, 16)));
+        )
+    };
+    p.resolves.push(resolve(1, &ts(""), (16, 16)));
     let mut mem = Memory::new();
     let r = run_pass(&p, &mut mem).unwrap();
     let (o1, o2) = (surface(&mem, &r, 1), surface(&mem, &r, 2));
     let u = |v: f64| (v * 255.0 + 0.5).floor() as u32;
     for y in 0..16u32 {
-        for x in 0..16u32 {
-            let (sx, sy) = (15 - x, 15 - y); // the source pixel
-            let c = [u((sx as f64 + 0.5) / 16.0), u((sy as f64 + 0.5) / 16.0)];
+        for x in 0..32u32 {
+            let (sx, sy) = (x / 16 * 16 + 15 - x % 16, 15 - y); // the source pixel
+            let c = [u((sx as f64 + 0.5) / 32.0), u((sy as f64 + 0.5) / 16.0)];
             for s in 0..4 {
                 assert_eq!(
-                    o1[((y * 16 + x) * 4 + s) as usize],
+                    o1[((y * 32 + x) * 4 + s) as usize],
                     rgba8([c[0], c[1], u(s as f64 / 4.0), 255])
                 );
             }
             // rt2's sample 2 came from source sample 1: (g, b, r, a).
-            assert_eq!(o2[(y * 16 + x) as usize], rgba8([c[1], 0, c[0], 255]));
+            assert_eq!(o2[(y * 32 + x) as usize], rgba8([c[1], 0, c[0], 255]));
         }
     }
+    // The RTL's write-out flags cannot override a static sample choice: it refuses the pass.
+    let e = rtl_refuses(&p, &mem, &r);
+    assert!(
+        e.contains("a static sample-select write-out mode in a pass with a tile shader is not supported by the RTL engine yet"),
+        "{e}"
+    );
+    // The same selection made by the tile shader (rt2: write-out mode 2 + 2, sample 2, per
+    // tile) gives the same image on the model, and the RTL's equals it.
+    p.targets[2].writeout = WriteMode::Average;
+    let select = "if (gl_LocalInvocationIndex == 0u) imageStore(writeout, ivec2(2, 0), uvec4(4u));";
+    p.resolves[0] = resolve(1, &ts(select), (16, 16));
+    let mut mem = Memory::new();
+    let r = run_pass(&p, &mut mem).unwrap();
+    assert_eq!((surface(&mem, &r, 1), surface(&mem, &r, 2)), (o1, o2));
+    let rep = on_rtl(&p, &mem, &r, 0xA5);
+    assert_eq!(
+        rtl_written(&rep, &r, 1),
+        32 * 16 * 4 * 4,
+        "every sample of rt1"
+    );
+    assert_eq!(rtl_written(&rep, &r, 2), 32 * 16 * 4, "one sample of rt2");
 }
 
 /// A6 and the memory-model assertion: in tile-shader mode nothing is ever written to a
@@ -587,10 +768,11 @@ fn a6_suppressed_targets_are_never_written() {
 }
 
 /// A7: dynamic per-tile suppression: the tile shader keeps the output of tiles with no
-/// geometry off; their memory stays poison.
+/// geometry off; their memory stays poison, on the model and on the RTL (64×16: the RTL's
+/// write-out needs rows of a multiple of 128 bytes).
 #[test]
 fn a7_dynamic_suppression_per_tile() {
-    let (w, h) = (48, 16);
+    let (w, h) = (64, 16);
     let m = rect_mesh(
         "mid",
         w,
@@ -628,8 +810,8 @@ fn a7_dynamic_suppression_per_tile() {
             "plane {plane}: one tile written"
         );
         for y in 0..16u64 {
-            for x in 0..48u64 {
-                let o = (y * 48 + x) * 4;
+            for x in 0..64u64 {
+                let o = (y * 64 + x) * 4;
                 assert_eq!(
                     reg.was_written(o),
                     (16..32).contains(&x),
@@ -643,8 +825,12 @@ fn a7_dynamic_suppression_per_tile() {
             .iter()
             .map(|t| t.cycles_writeout)
             .collect::<Vec<_>>(),
-        [0, 128, 0]
+        [0, 128, 0, 0]
     ); // two planes × 1 KiB at 16 B a cycle
+    let rep = on_rtl(&p, &mem, &r, 0xA7);
+    for plane in 0..2 {
+        assert_eq!(rtl_written(&rep, &r, plane), 16 * 16 * 4, "plane {plane}");
+    }
 }
 
 /// A8: static suppression by configuration: no region, no bytes, no tile-shader instruction.
@@ -679,6 +865,15 @@ fn a8_static_suppression() {
         .map(|r| r.written_bytes)
         .sum();
     assert_eq!(written, 32 * 32 * 4);
+    let rep = on_rtl(&p, &mem, &r, 0xA8);
+    assert_eq!(rtl_written(&rep, &r, 1), 32 * 32 * 4);
+    let total: u64 = rep
+        .regions
+        .iter()
+        .filter(|r| r.1 == "rt1" || r.1 == "rt0")
+        .map(|r| r.3)
+        .sum();
+    assert_eq!(total, 32 * 32 * 4, "nothing else written to a target");
 }
 
 /// A9: direct store: the tile shader writes its result with storage-buffer stores, every
@@ -722,16 +917,29 @@ void main() {{
         );
     }
     assert_eq!(mem.region(out).written_bytes, 512 * 4);
+    // The RTL: the buffer's bytes are the model's (`compare`), written once each; no
+    // surface, so no write-out.
+    let rep = on_rtl(&p, &mem, &r, 0xA9);
+    assert_eq!(rep.regions[out.0].3, 512 * 4);
+    assert!(r.surfaces.iter().all(Option::is_none));
+    let other: Vec<_> = (rep.regions.iter().enumerate())
+        .filter(|(i, r)| *i != out.0 && r.3 > 0)
+        .filter(|(_, r)| {
+            !["primitive data", "command lists", "post-transform vertices"].contains(&r.1.as_str())
+        })
+        .collect();
+    assert!(other.is_empty(), "written besides the buffer: {other:?}");
 }
 
-/// A10: two RESOLVEs in one tile; the second reads the first one's output render target.
+/// A10: two RESOLVEs in one tile; the second reads the first one's output render target
+/// (32×16: the RTL's write-out needs rows of a multiple of 128 bytes).
 #[test]
 fn a10_second_resolve_reads_the_first_output() {
     let m = rect_mesh(
         "c",
+        32,
         16,
-        16,
-        [0.0, 0.0, 16.0, 16.0],
+        [0.0, 0.0, 32.0, 16.0],
         &fs_const(&[(0, [0.4, 0.2, 0.0, 1.0])]),
     );
     let targets = vec![
@@ -739,7 +947,7 @@ fn a10_second_resolve_reads_the_first_output() {
         target("rt1", Format::Rgba8, WriteMode::Off),
         target("rt2", Format::Rgba8, WriteMode::Average),
     ];
-    let mut p = pass(16, 16, 1, targets, vec![m]);
+    let mut p = pass(32, 16, 1, targets, vec![m]);
     let first = format!("{TS_HEAD}void main() {{ ivec3 q = ivec3(gl_GlobalInvocationID.xy, 0); imageStore(rt1, q, imageLoad(rt0, q) * 2.0); }}");
     let second = format!("{TS_HEAD}void main() {{ ivec3 q = ivec3(gl_GlobalInvocationID.xy, 0); vec4 c = imageLoad(rt1, q); imageStore(rt2, q, vec4(c.g, c.r, 0.0, 1.0)); }}");
     p.resolves.push(resolve(1, &first, (16, 16)));
@@ -755,6 +963,7 @@ fn a10_second_resolve_reads_the_first_output() {
         .filter(|c| matches!(c, Command::Resolve { .. }))
         .count();
     assert_eq!(resolves, 2);
+    on_rtl(&p, &mem, &r, 0xA10);
 }
 
 /// A11: a region resolve reaches exactly the tiles that hold a pixel of its rectangle.
@@ -795,14 +1004,28 @@ fn a11_region_resolve_tiles() {
         assert_eq!(got, want, "rect {rect:?}");
         let black = surface(&mem, &r, 0).iter().filter(|&&v| v == 0).count();
         assert_eq!(black, want.len() * 256, "rect {rect:?}");
+        let rep = on_rtl(&p, &mem, &r, 0xA11 + rect[0] as u64);
+        let ts: Vec<(u32, u32)> = (rep.tiles.iter())
+            .filter(|t| t.tile_shader > 0)
+            .map(|t| t.tile)
+            .collect();
+        assert_eq!(
+            ts, want,
+            "rect {rect:?}: tiles whose tile shader ran on the RTL"
+        );
     }
 }
 
 /// A12: 4× MSAA: the tile shader reads every sample; write-out by average and by selecting
-/// each sample, against an f64 coverage golden model of the standard sample positions.
+/// each sample, statically (the target's mode) and dynamically (the tile shader's write-out
+/// control), against an f64 coverage golden model of the standard sample positions. On the
+/// RTL: the average and the tile shader's selections; a static selection in a pass with a
+/// tile shader is refused (its write-out flags cannot override it).
 #[test]
 fn a12_msaa_average_and_sample_select() {
-    let (w, h) = (16, 16);
+    // 32×16 (the RTL's write-out needs rows of a multiple of 128 bytes); the triangle is in
+    // the left tile.
+    let (w, h) = (32, 16);
     // Vertices on the 1/256 grid (what setup snaps to), off the sample lattice.
     let tri = [
         [77.0 / 256.0, 51.0 / 256.0],
@@ -824,18 +1047,26 @@ fn a12_msaa_average_and_sample_select() {
         (0.125, 0.625),
         (0.625, 0.875),
     ];
-    for mode in [
-        WriteMode::Average,
-        WriteMode::Sample(0),
-        WriteMode::Sample(1),
-        WriteMode::Sample(2),
-        WriteMode::Sample(3),
-    ] {
+    // (the target's static mode, the mode the tile shader sets, the effective mode)
+    let mut cases: Vec<(WriteMode, Option<u32>, WriteMode)> =
+        vec![(WriteMode::Average, None, WriteMode::Average)];
+    for s in 0..4 {
+        cases.push((WriteMode::Sample(s), None, WriteMode::Sample(s)));
+        cases.push((WriteMode::Average, Some(s), WriteMode::Sample(s)));
+    }
+    for (static_mode, dynamic, mode) in cases {
         let m = tri_mesh("t", w, h, tri, 0.5, &fs_const(&[(0, [1.0, 1.0, 1.0, 1.0])]));
         let targets = vec![
             target("rt0", Format::Rgba8, WriteMode::Off),
-            target("rt1", Format::Rgba8, mode),
+            target("rt1", Format::Rgba8, static_mode),
         ];
+        let select = match dynamic {
+            Some(s) => format!(
+                "if (gl_LocalInvocationIndex == 0u) imageStore(writeout, ivec2(1, 0), uvec4({}u));",
+                WriteMode::Sample(s).code()
+            ),
+            None => String::new(),
+        };
         let mut p = pass(w, h, 4, targets, vec![m]);
         // rt1 sample s = rt0 sample s with green = the number of covered samples / 4.
         let ts = format!(
@@ -847,6 +1078,7 @@ fn a12_msaa_average_and_sample_select() {
         vec4 c = imageLoad(rt0, ivec3(p, s));
         imageStore(rt1, ivec3(p, s), vec4(c.r, n / 4.0, 0.0, 1.0));
     }}
+    {select}
 }}"
         );
         p.resolves.push(resolve(1, &ts, (16, 16)));
@@ -854,7 +1086,7 @@ fn a12_msaa_average_and_sample_select() {
         let r = run_pass(&p, &mut mem).unwrap();
         let out = surface(&mem, &r, 1);
         for y in 0..16 {
-            for x in 0..16 {
+            for x in 0..32 {
                 let cov: Vec<bool> = pos
                     .iter()
                     .map(|&(dx, dy)| inside(x as f64 + dx, y as f64 + dy))
@@ -865,27 +1097,38 @@ fn a12_msaa_average_and_sample_select() {
                     WriteMode::Sample(s) => rgba8([255 * cov[s as usize] as u32, g, 0, 255]),
                     _ => rgba8([(255 * n + 2) / 4, g, 0, 255]),
                 };
-                assert_eq!(out[y * 16 + x], want, "{mode:?} pixel ({x}, {y})");
+                assert_eq!(out[y * 32 + x], want, "{mode:?} pixel ({x}, {y})");
             }
+        }
+        if static_mode == WriteMode::Average {
+            let rep = on_rtl(&p, &mem, &r, 0xA12 + dynamic.map_or(0, |s| 1 + s as u64));
+            assert_eq!(rtl_written(&rep, &r, 1), 32 * 16 * 4, "{mode:?}");
+        } else {
+            let e = rtl_refuses(&p, &mem, &r);
+            assert!(
+                e.contains("a static sample-select write-out mode in a pass with a tile shader is not supported by the RTL engine yet"),
+                "{e}"
+            );
         }
     }
 }
 
-/// A13: the tile shader reads depth, writes depth, and depth write-out follows its control.
+/// A13: the tile shader reads depth, writes depth, and depth write-out follows its control
+/// (32×16: the RTL's write-out needs rows of a multiple of 128 bytes).
 #[test]
 fn a13_depth_from_the_tile_shader() {
     let mut m = rect_mesh(
         "d",
+        32,
         16,
-        16,
-        [0.0, 0.0, 16.0, 8.0],
+        [0.0, 0.0, 32.0, 8.0],
         &fs_const(&[(0, [1.0, 0.0, 0.0, 1.0])]),
     );
     m.state.depth_op = CompareOp::Less;
     m.state.depth_write = true;
     let targets = vec![target("rt0", Format::R32f, WriteMode::Average)];
     for depth_on in [true, false] {
-        let mut p = pass(16, 16, 1, targets.clone(), vec![m.clone()]);
+        let mut p = pass(32, 16, 1, targets.clone(), vec![m.clone()]);
         p.depth_writeout = WriteMode::Average;
         let ts = format!(
             "#version 450
@@ -909,18 +1152,25 @@ void main() {{
         let c = surface(&mem, &r, 0);
         let dreg = mem.region(r.surfaces[1].unwrap().region);
         for y in 0..16usize {
-            for x in 0..16usize {
+            for x in 0..32usize {
                 let d = if y < 8 { z } else { 0xFF_FFFF };
-                assert_eq!(c[y * 16 + x] as u32, (d as f32).to_bits(), "({x}, {y})");
+                assert_eq!(c[y * 32 + x] as u32, (d as f32).to_bits(), "({x}, {y})");
             }
         }
         if depth_on {
             let dv = surface(&mem, &r, 1);
             assert_eq!(dv[3], (z / 2 + 3) as u64);
-            assert_eq!(dv[15 * 16 + 5], (0xFF_FFFF / 2 + 5) as u64);
+            assert_eq!(dv[15 * 32 + 21], (0xFF_FFFF / 2 + 21) as u64);
         } else {
             assert_eq!(dreg.written_bytes, 0);
         }
+        let rep = on_rtl(&p, &mem, &r, 0xA13 + depth_on as u64);
+        let depth_bytes = if depth_on { 32 * 16 * 4 } else { 0 };
+        assert_eq!(
+            rtl_written(&rep, &r, 1),
+            depth_bytes,
+            "depth on: {depth_on}"
+        );
     }
 }
 
@@ -976,20 +1226,34 @@ void main() {
         }
     }
     assert_eq!(mem.region(t).read_bytes, 32 * 32 * 2 * 4);
+    let rep = on_rtl(&p, &mem, &r, 0xA14);
+    assert_eq!(
+        rep.regions[t.0].2,
+        32 * 32 * 2 * 4,
+        "the table's bytes read on the RTL"
+    );
 }
 
 /// A17: thread grids 16×16 (one pixel each), 4×4 and 8×2 (loops over a region through the
-/// thread ids) give identical images.
+/// thread ids) give identical images, in a 40×24 frame (partial tiles at the right and
+/// bottom) on the model and in a 32×24 frame on the model and the RTL (whose write-out needs
+/// rows of a multiple of 128 bytes; it refuses the 40-pixel rows with a message saying so).
 #[test]
 fn a17_thread_grid_variants_agree() {
     let fs = "#version 450
 layout(location = 0) out vec4 o;
 void main() { o = vec4(fract(gl_FragCoord.x * 0.37), fract(gl_FragCoord.y * 0.21), 0.5, 1.0); }";
+    for w in [40, 32] {
+        a17_grids(w, fs);
+    }
+}
+
+fn a17_grids(w: u32, fs: &str) {
     let m = tri_mesh(
         "t",
-        40,
+        w,
         24,
-        [[-3.0, 1.0], [41.0, 5.0], [9.0, 30.0]],
+        [[-3.0, 1.0], [w as f32 + 1.0, 5.0], [9.0, 30.0]],
         0.5,
         fs,
     );
@@ -1014,16 +1278,26 @@ void main() {{
             target("rt0", Format::Rgba8, WriteMode::Off),
             target("rt1", Format::Rgba8, WriteMode::Average),
         ];
-        let mut p = pass(40, 24, 1, targets, vec![m.clone()]);
+        let mut p = pass(w, 24, 1, targets, vec![m.clone()]);
         p.resolves.push(resolve(1, &ts, (tx, ty)));
         let mut mem = Memory::new();
         let r = run_pass(&p, &mut mem).unwrap();
         assert_eq!(r.tiles[0].ts_threads, tx * ty);
         images.push(surface(&mem, &r, 1));
+        if w.is_multiple_of(32) {
+            on_rtl(&p, &mem, &r, 0xA17 + u64::from(tx));
+        } else {
+            let e = rtl_refuses(&p, &mem, &r);
+            assert!(
+                e.contains(&format!("plane 1's rows are {} bytes", 4 * w))
+                    && e.contains("multiple of 128"),
+                "{e}"
+            );
+        }
     }
     assert!(images[0].iter().any(|&v| v != 0));
-    assert_eq!(images[0], images[1]);
-    assert_eq!(images[0], images[2]);
+    assert_eq!(images[0], images[1], "{w}×24: 16×16 and 4×4 threads");
+    assert_eq!(images[0], images[2], "{w}×24: 16×16 and 8×2 threads");
 }
 
 /// Late depth: a fragment shader that writes depth is tested on the depth it writes.
@@ -1031,16 +1305,16 @@ void main() {{
 fn late_depth_uses_the_exported_depth() {
     let near = rect_mesh(
         "near",
+        32,
         16,
-        16,
-        [0.0, 0.0, 16.0, 16.0],
+        [0.0, 0.0, 32.0, 16.0],
         &fs_const(&[(0, [1.0, 0.0, 0.0, 1.0])]),
     );
     // Drawn second at plane depth 0.5 but writing depth 0.25 on the left half, 0.75 on the right.
     let fs = "#version 450
 layout(location = 0) out vec4 o;
 void main() { o = vec4(0.0, 1.0, 0.0, 1.0); gl_FragDepth = gl_FragCoord.x < 8.0 ? 0.25 : 0.75; }";
-    let mut deep = rect_mesh("deep", 16, 16, [0.0, 0.0, 16.0, 16.0], fs);
+    let mut deep = rect_mesh("deep", 32, 16, [0.0, 0.0, 32.0, 16.0], fs);
     deep.late_depth = true;
     let mut near = near;
     for m in [&mut near, &mut deep] {
@@ -1048,7 +1322,7 @@ void main() { o = vec4(0.0, 1.0, 0.0, 1.0); gl_FragDepth = gl_FragCoord.x < 8.0 
         m.state.depth_write = true;
     }
     let mut p = pass(
-        16,
+        32,
         16,
         1,
         vec![target("rt0", Format::Rgba8, WriteMode::Average)],
@@ -1059,7 +1333,7 @@ void main() { o = vec4(0.0, 1.0, 0.0, 1.0); gl_FragDepth = gl_FragCoord.x < 8.0 
     let r = run_pass(&p, &mut mem).unwrap();
     let c = surface(&mem, &r, 0);
     let d = surface(&mem, &r, 1);
-    for x in 0..16 {
+    for x in 0..32 {
         let left = x < 8;
         assert_eq!(
             c[x],
@@ -1073,6 +1347,7 @@ void main() { o = vec4(0.0, 1.0, 0.0, 1.0); gl_FragDepth = gl_FragCoord.x < 8.0 
         let z = if left { 0.25 } else { 0.5 };
         assert_eq!(d[x], (z * 0xFF_FFFF as f64).round() as u64, "x = {x}");
     }
+    on_rtl(&p, &mem, &r, 0x1A7E);
 }
 
 #[test]

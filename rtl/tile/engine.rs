@@ -53,7 +53,11 @@
 //! * `sample_shading` (bit `s`: draw state `s` shades per sample at 4×, `frag.rs`).
 //! * Outputs: `outstanding`, `bad_op`, `counters_*`, `bytes_<p>` (the back end's),
 //!   `frag_fault` (the first error code of a fragment warp), `ts_error` and `ts_error_at_*`
-//!   (the tile shader's first bad access: slot, lane, binding, x, y, sample), `image_error`
+//!   (the tile shader's first bad access: slot, lane, binding, x, y, sample) with
+//!   `ts_error_thread` (its thread `t = y·xthreads + x` in the RESOLVE's grid),
+//!   `ts_error_xthreads` and `ts_error_tile_x`/`_y` (the grid's width, the tile),
+//!   `ts_residency_error` (sticky: a warp that is not the tile shader's finished while a
+//!   RESOLVE ran, against spec A16's rule that none is resident then), `image_error`
 //!   and `image_error_at_*` (a fragment shader's first bad image load:
 //!   [`super::image_load::ImageError`] code; binding, x, y, sample), `issue` (a warp
 //!   instruction issued this clock), `frag_warps` and `ts_warps` (warps launched),
@@ -130,11 +134,17 @@
 //! `image_load` alone (default table of 9 bindings, 3-bit slot, 2-bit lane; Yosys generic
 //! library): 10,839 cells, 2,276 flip-flops (2,048 the per-lane texel latch), 64 gate levels
 //! (`rendergen synth image_load`; the ignored test `tile::image_load::measure_image_load_area`
-//! runs the same flow). The second `mem_merge` (`core_merge`) adds its order FIFO.
+//! runs the same flow). The second `mem_merge` (`core_merge`) adds its order FIFO. The
+//! tile-shader error's thread: a 9-bit first thread per core slot, the RESOLVE's grid width
+//! and tile (5 + 2·`TILE_COORD_BITS` flip-flops) and their held copies, a slot-wide mux; the
+//! residency check: a bit per core slot and a slot-wide mux.
 //!
 //! # Not here (open work, documented in the README)
-//! Several cores; sample-rate shading; a write-out mode "every sample" (so two-pass only
-//! at 1×).
+//! One shader core runs the vertex, fragment and tile-shader warps (spec A16); an engine with
+//! several cores is not built (no scene, model or driver setting asks for one). A static
+//! sample-select write-out mode in a pass with a tile shader (the tile shader's write-out
+//! flags carry no "set" bit, so its "average" could not override it; the driver refuses the
+//! pass). Write-out rows must be a multiple of 128 bytes (the driver refuses other widths).
 use super::backend::{tile_backend, BackendIn};
 use super::cmd::TileList;
 use super::core_mem::{
@@ -167,7 +177,7 @@ use crate::texture::{
     texture_unit, MemResp as LineResp, TexAnswer, TexCfg, TexDescPort, TexUnitIn,
 };
 use rendergen_hdl::{
-    pack, unpack, Bundle, Design, ElabErrors, Instance, IoPlug, Module, Sig, Stream,
+    index_select, pack, unpack, Bundle, Design, ElabErrors, Instance, IoPlug, Module, Sig, Stream,
 };
 
 /// Parameters of the tile engine.
@@ -284,6 +294,7 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
 
     // Tile-shader launches.
     let (tl_v, tl, tl_r) = backend.ts_launch.split();
+    let (tl_xthreads, tl_tile_x, tl_tile_y) = (tl.xthreads, tl.tile_x, tl.tile_y);
     let (ts_launch, tl_ready) = Stream::offer(m, "ts_launch_tap", tl_v, tl);
     tl_r.drive(tl_ready);
     let program_base = m.input("program_base", 8);
@@ -296,7 +307,32 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         },
         ts_launcher,
     );
-    let launch = launch_mux(m, frag.launch, ts.launch);
+    // Which tile-shader thread each core slot holds, for the error report (`ts_error_thread`):
+    // a warp's first thread, written with its last launch transfer into the slot the core
+    // names on `launch_slot`; the RESOLVE's grid width and tile while its launch is offered.
+    let (wv, wrec, wr) = ts.launch.split();
+    let warp_last = wrec.last;
+    let (ts_warps, ts_warps_ready) = Stream::offer(m, "ts_warp_launch", wv, wrec);
+    wr.drive(ts_warps_ready);
+    let warp_launched = wv & ts_warps_ready & warp_last;
+    let thread_bits = ts.first.width();
+    let slot_threads: Vec<Sig> = (0..fc.core.warps)
+        .map(|k| {
+            let r = m.reg(&format!("ts_thread_{k}"), thread_bits).reset(0);
+            r.next_when(warp_launched & launch_slot.eq(k as u64), ts.first);
+            r.q()
+        })
+        .collect();
+    let grid: Vec<Sig> = [tl_xthreads, tl_tile_x, tl_tile_y]
+        .into_iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let r = m.reg(&format!("ts_grid_{k}"), v.width()).reset(0);
+            r.next_when(tl_v, v);
+            r.q()
+        })
+        .collect();
+    let launch = launch_mux(m, frag.launch, ts_warps);
     // Vertex launches (`vertex.rs`) win at a launch boundary.
     let (vtx, vtx_retired, vtx_idle) = vertex_launcher(m, fc, launch_slot);
     let VertexLaunchOut {
@@ -307,6 +343,21 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
         slots: vtx_slots,
     } = vtx;
     let launch = m.block("vertex_mux", |m| launch_mux(m, launch, vtx_launch));
+    // What each core slot runs (1: a tile-shader warp), for the residency check below: the
+    // muxes pass a launch through in the clock it is taken, so a launch that ends with the
+    // tile-shader launcher's last transfer is a tile-shader warp.
+    let (cv, crec, cr) = launch.split();
+    let core_last = crec.last;
+    let (launch, core_ready) = Stream::offer(m, "core_launch", cv, crec);
+    cr.drive(core_ready);
+    let core_launched = cv & core_ready & core_last;
+    let slot_ts: Vec<Sig> = (0..fc.core.warps)
+        .map(|k| {
+            let r = m.reg(&format!("slot_ts_{k}"), 1).reset(0);
+            r.next_when(core_launched & launch_slot.eq(k as u64), warp_launched);
+            r.q()
+        })
+        .collect();
     core.connect_stream("launch", launch);
     let prog = m.input_stream::<ProgWrite>(
         "prog",
@@ -341,6 +392,13 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     let ts_warp_done = dv & to_ts;
     let ts_fault = m.reg("ts_fault", 4).reset(0);
     ts_fault.next_when(ts_warp_done & d.code.ne(0) & ts_fault.q().eq(0), d.code);
+    // Spec A16's residency rule: while a RESOLVE runs, only its warps are resident, so only
+    // they finish (a fragment or vertex warp's `done` then would be counted as the tile
+    // shader's). Sticky.
+    let residency = m.reg("ts_residency_error", 1).reset(0);
+    let done_ts = index_select(d.slot.resize(sw), &slot_ts);
+    residency.next(residency.q() | (ts_warp_done & !done_ts));
+    m.output("ts_residency_error", residency.q());
     ts_active.next((ts_active.q() | tl_v) & !ts_done_fire.sig());
     all_launched.next((all_launched.q() | ts.all_launched) & !ts_done_fire.sig());
     let restart = tl_v & !ts_active.q();
@@ -465,6 +523,19 @@ fn engine_body(m: &mut Module, cfg: &EngineCfg) {
     let (done_out, done_ready) = Stream::offer(m, "ts_done", finished, bridge.flags);
     ts_done_fire.drive(finished & done_ready);
     ts_done_plug.connect(done_out);
+    // The erring thread, from the slot table while the error is new, then held (the slot may
+    // take another warp).
+    let erring = index_select(bridge.error_at[0].resize(sw), &slot_threads)
+        + bridge.error_at[1].resize(lw).zext(thread_bits);
+    let live: Vec<Sig> = [erring].into_iter().chain(grid).collect();
+    let held = m.reg("ts_error_held", 1).reset(0);
+    held.next(held.q() | bridge.error);
+    let names = ["thread", "xthreads", "tile_x", "tile_y"];
+    for (name, v) in names.into_iter().zip(live) {
+        let r = m.reg(&format!("ts_error_{name}_q"), v.width()).reset(0);
+        r.next_when(bridge.error & !held.q(), v);
+        m.output(&format!("ts_error_{name}"), held.q().mux(r.q(), v));
+    }
     m.output("ts_error", bridge.error);
     for (k, s) in bridge.error_at.into_iter().enumerate() {
         m.output(&format!("ts_error_at_{k}"), s);

@@ -66,6 +66,8 @@ pub struct TsLauncherOut {
     pub warps: Sig,
     /// The RESOLVE's every warp is launched (the same clock `ts_launch` is taken).
     pub all_launched: Sig,
+    /// The first thread (`t`, 9 bits) of the warp being launched; its lanes hold `t .. t + 4`.
+    pub first: Sig,
 }
 
 /// Splits a RESOLVE's thread grid into one-quad warps (module docs).
@@ -139,6 +141,7 @@ pub fn ts_launcher(m: &mut Module, cfg: &FragCfg, i: TsLauncherIn) -> TsLauncher
         launch,
         warps: warps.q(),
         all_launched: all,
+        first: first.q(),
     }
 }
 

@@ -3,8 +3,9 @@
 //! engine's warp, the model's [`TS_WARP`]) gives the same surfaces, bit for bit, on both —
 //! each thread writes two channels of its pixel, then reads channels its warp neighbours
 //! wrote (`x ^ 1`, `x ^ 2`) in the same RESOLVE. The model's warp order (warps of four in
-//! launch order, each to its end) is pinned by a model test against a formula; and the
-//! per-tile tile-shader cycles of the RTL are reported (`measure_*`, ignored).
+//! launch order, each to its end) is pinned by a model test against a formula; an access
+//! outside the tile stops the RTL run with an error naming the thread and tile as the model's
+//! does; and the per-tile tile-shader cycles of the RTL are reported (`measure_*`, ignored).
 use super::engine::program;
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl, RtlOptions, RtlReport};
 use rendergen_sim::kit::Rng;
@@ -296,4 +297,71 @@ fn measure_tile_shader_phase() {
         r.cycles,
         r.tiles.len()
     );
+}
+
+/// A 4 × 4-thread tile shader reading RT0 at pixel `(16·tile_x + 4·x, 16·tile_y + y)`; with
+/// `bad`, `4·tile_x` more, so thread (3, y) of tile (1, 0) reads pixel (32, y), outside its
+/// tile (tile 0 stays inside).
+fn grid_ts(bad: bool) -> String {
+    let extra = if bad {
+        "shli r11, r7, 2\niadd r10, r10, r11\n"
+    } else {
+        ""
+    };
+    format!(
+        "
+shli r10, r3, 2
+shli r11, r7, 4
+iadd r10, r10, r11
+{extra}shli r12, r8, 4
+iadd r12, r12, r4
+shli r13, r12, 14
+or r13, r13, r10
+spec r14, r13, r0, 0x100
+end
+"
+    )
+}
+
+/// An access outside the tile on the RTL names the thread as the model does: with a 4 × 4
+/// grid the thread is lane 3 of the warp whose first thread is `4·y`, found through the
+/// engine's per-slot table of first threads (`ts_error_thread`) and the RESOLVE's grid width
+/// and tile (`ts_error_xthreads`, `ts_error_tile_*`), under memory back-pressure. The RTL
+/// runs the bad tile shader against the model's run of the good one (same lists: the same
+/// geometry and grid).
+#[test]
+fn out_of_tile_error_names_the_thread() {
+    let mut pass = scene(32, vec![mesh(0x0071, 6)], &grid_ts(false));
+    pass.resolves[0].threads = (4, 4);
+    let (mem, res) = model(&pass);
+    let mut bad = pass.clone();
+    bad.resolves[0].program = program(&grid_ts(true));
+    let e = run_pass(&bad, &mut Memory::new())
+        .expect_err("the model refuses it")
+        .to_string();
+    assert!(
+        e.contains("tile shader thread (3, 0) of tile (1, 0)") && e.contains("outside its tile"),
+        "{e}"
+    );
+    let opts = RtlOptions {
+        seed: 0x7E11,
+        latency: (1, 16),
+        stall: 0.2,
+        gap: 0.2,
+        ..RtlOptions::default()
+    };
+    let e = run_pass_rtl(&bad, &mem, &res, &opts).expect_err("the RTL stops");
+    eprintln!("{e}");
+    let y = (e.split("tile shader thread (3, ").nth(1))
+        .and_then(|t| t.split(')').next())
+        .unwrap_or_else(|| panic!("no thread (3, y) in: {e}"));
+    assert!(
+        e.contains(&format!("thread (3, {y}) of tile (1, 0)"))
+            && e.contains(&format!(
+                "lane 3) accessed binding 0 at pixel (32, {y}) sample 0"
+            )),
+        "{e}"
+    );
+    // The good one runs on the RTL and equals the model.
+    check(&pass, &opts);
 }
