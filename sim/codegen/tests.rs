@@ -334,7 +334,10 @@ fn compiled_edge_wakes_only_changed_registers() {
         fns(&whole.source)
     );
     let (split_out, _) = run_split(&d, crate::Eval::Full, &stim, "wake_split", Some(3));
-    assert_eq!(split_out, want, "compiled full evaluation in functions of 3 statements");
+    assert_eq!(
+        split_out, want,
+        "compiled full evaluation in functions of 3 statements"
+    );
 }
 
 /// Under the edge-driven scheme the settle compares only the sources that are not registers
