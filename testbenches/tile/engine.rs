@@ -230,17 +230,24 @@ fn engine_cosimulates() {
         tiles: Some(1),
         ..RtlOptions::default()
     };
-    // The first 5,000 cycles: the programs' load, the first tile's clears, draws and the
-    // start of its fragment warps (the 600-cycle prefix of other testbenches would end during
-    // the program load).
-    run_pass_rtl_with(&pass, &mem, &res, &opts, &mut |design, sim| {
-        let mut trace = sim.take_trace();
-        trace.cycles.truncate(5_000);
+    // The whole run, every output of every cycle on iverilog and Verilator: the programs'
+    // load, the vertex and geometry phases, the tile's clears, draws, fragment warps,
+    // RESOLVE, tile shader and write-out (about 4,100 cycles).
+    let mut cycles = 0;
+    let report = run_pass_rtl_with(&pass, &mem, &res, &opts, &mut |design, sim| {
+        let trace = sim.take_trace();
+        cycles = trace.cycles.len() as u64;
         if let Err(e) = rendergen_gen::cosim::cosim_both(design, &trace) {
             panic!("co-simulation of tile_engine failed: {e}");
         }
     })
     .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(report.tiles.len(), 1, "one tile rendered");
+    assert!(
+        cycles >= report.cycles,
+        "the trace ({cycles} cycles) covers the run ({} cycles)",
+        report.cycles
+    );
 }
 
 #[test]
