@@ -22,7 +22,7 @@ use rendergen_sim::models::tile::port::WriteMode;
 use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
 
 /// Vertex shader: clip position from location 0, location 1 as varying slot 0.
-const VERTEX: &str = "export 256, r8, 4\nexport 0, r12, 4\nend\n";
+pub(super) const VERTEX: &str = "export 256, r8, 4\nexport 0, r12, 4\nend\n";
 
 /// Fragment shader: RT0 = the varying; RT1 = z + w + x·y + front (every built-in), doubled
 /// for front-facing triangles (control flow: its targets are absolute instruction-memory
@@ -84,40 +84,46 @@ pub(super) fn triangles(rng: &mut Rng, n: usize) -> (Vec<u32>, Vec<u32>) {
     (pos, col)
 }
 
+/// A mesh `name` of `n` random [`triangles`] (attribute 0 the clip position, 1 the colour,
+/// one varying) shaded by the assembly `fragment`, depth LESS with writes, default blending
+/// into `targets` render targets; `per_sample`: sample-rate shading.
+pub(super) fn random_mesh(
+    rng: &mut Rng,
+    name: &str,
+    n: usize,
+    fragment: &str,
+    per_sample: bool,
+    targets: usize,
+) -> Mesh {
+    let (pos, col) = triangles(rng, n);
+    let attribute = |location, data| Attribute {
+        location,
+        components: 4,
+        data,
+    };
+    Mesh {
+        name: name.into(),
+        texture: None,
+        attributes: vec![attribute(0, pos), attribute(1, col)],
+        indices: (0..3 * n as u32).collect(),
+        vertex: program(VERTEX),
+        fragment: program(fragment),
+        varyings: 1,
+        sample_shading: per_sample,
+        late_depth: false,
+        state: RasterState {
+            depth_op: CompareOp::Less,
+            depth_write: true,
+            ..RasterState::default()
+        },
+        blend: vec![BlendState::default(); targets],
+    }
+}
+
 /// The scene: 32×32, 1 sample, RT0 RGBA8, RT1 R32F, depth LESS; with `resolve`, a tile
 /// shader after the mesh that adds RT0 into RT1 and suppresses RT0's write-out.
 fn scene(seed: u64, n: usize, resolve: bool) -> Pass {
-    let mut rng = Rng::new(seed);
-    let (pos, col) = triangles(&mut rng, n);
-    let state = RasterState {
-        depth_op: CompareOp::Less,
-        depth_write: true,
-        ..RasterState::default()
-    };
-    let mesh = Mesh {
-        name: "tris".into(),
-        texture: None,
-        attributes: vec![
-            Attribute {
-                location: 0,
-                components: 4,
-                data: pos,
-            },
-            Attribute {
-                location: 1,
-                components: 4,
-                data: col,
-            },
-        ],
-        indices: (0..3 * n as u32).collect(),
-        vertex: program(VERTEX),
-        fragment: program(FRAGMENT),
-        varyings: 1,
-        sample_shading: false,
-        late_depth: false,
-        state,
-        blend: vec![BlendState::default(); 2],
-    };
+    let mesh = random_mesh(&mut Rng::new(seed), "tris", n, FRAGMENT, false, 2);
     let target = |name: &str, format, clear| Target {
         name: name.into(),
         class: "output".into(),
@@ -151,7 +157,8 @@ fn scene(seed: u64, n: usize, resolve: bool) -> Pass {
     }
 }
 
-fn model(pass: &Pass) -> (Memory, PassResult) {
+/// The frame model's run of `pass`: its memory and result.
+pub(super) fn model(pass: &Pass) -> (Memory, PassResult) {
     let mut mem = Memory::new();
     let r = run_pass(pass, &mut mem).unwrap_or_else(|e| panic!("model: {e}"));
     (mem, r)
@@ -499,15 +506,24 @@ fn engine_cosimulates_image_loads() {
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// `lit_model.json` at 32×16 (two tiles; a width of 32 keeps RGBA8 rows a multiple of 128
-/// bytes, as the write-out needs).
-fn lit_model_small() -> rendergen_gen::raster::RasterScene {
+/// `lit_model.json` at 32 × `height` pixels (a width of 32 keeps RGBA8 rows a multiple of
+/// 128 bytes, as the write-out needs).
+pub(super) fn lit_model_at(height: u32) -> rendergen_gen::raster::RasterScene {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gen/raster/scenes");
-    let text = std::fs::read_to_string(dir.join("lit_model.json")).expect("lit_model.json");
-    assert!(text.contains("\"width\": 96,") && text.contains("\"height\": 64,"));
-    let text = (text.replace("\"width\": 96,", "\"width\": 32,"))
-        .replace("\"height\": 64,", "\"height\": 16,");
+    let mut text = std::fs::read_to_string(dir.join("lit_model.json")).expect("lit_model.json");
+    for (from, to) in [
+        ("\"width\": 96,", "\"width\": 32,".to_string()),
+        ("\"height\": 64,", format!("\"height\": {height},")),
+    ] {
+        assert!(text.contains(from), "lit_model.json has `{from}`");
+        text = text.replace(from, &to);
+    }
     rendergen_gen::raster::RasterScene::parse(&text, &dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `lit_model.json` at 32×16 (two tiles).
+fn lit_model_small() -> rendergen_gen::raster::RasterScene {
+    lit_model_at(16)
 }
 
 /// Issue 13's "tile-shader and two-pass give bit-identical images" on the RTL: the example
@@ -563,21 +579,22 @@ fn lit_model_two_pass_equals_tile_shader_on_the_rtl() {
 #[test]
 #[ignore]
 fn measure_lit_model_deferred_modes_on_the_rtl() {
+    measure_lit_model_modes(1);
+}
+
+/// Prints the `rtl` figures of `lit_model` at 32×32 in tile-shader and two-pass mode at
+/// `msaa` samples (the ignored measurement tests).
+pub(super) fn measure_lit_model_modes(msaa: u32) {
     use rendergen_gen::raster::{render, render_rtl, rtl_json, Mode};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gen/raster/scenes");
-    let text = std::fs::read_to_string(dir.join("lit_model.json")).expect("lit_model.json");
-    let text = (text.replace("\"width\": 96,", "\"width\": 32,"))
-        .replace("\"height\": 64,", "\"height\": 32,");
-    let sc =
-        rendergen_gen::raster::RasterScene::parse(&text, &dir).unwrap_or_else(|e| panic!("{e}"));
+    let sc = lit_model_at(32);
     for mode in [Mode::TileShader, Mode::TwoPass] {
         let mut f =
-            render(&sc, mode, 1, &mut |_, _| {}).unwrap_or_else(|e| panic!("{}", e.message));
+            render(&sc, mode, msaa, &mut |_, _| {}).unwrap_or_else(|e| panic!("{}", e.message));
         let r =
             render_rtl(&mut f, &RtlOptions::default()).unwrap_or_else(|e| panic!("{}", e.message));
         let j = rtl_json(&f, &r);
         eprintln!(
-            "{mode:?}: cycles {} pixels/clock {} core utilisation {} bytes_by_class {}",
+            "{mode:?} {msaa}x: cycles {} pixels/clock {} core utilisation {} bytes_by_class {}",
             j["cycles"], j["pixels_per_clock"], j["core_utilisation"], j["bytes_by_class"]
         );
     }

@@ -7,17 +7,13 @@
 //! G-buffer pass writes every sample and whose lighting pass reads them back per sample —
 //! against the model and against the RTL's own `tile-shader` frame. Memory back-pressure on
 //! both; the memory model's region counters show that suppressed planes are never written.
-use super::engine::program;
+use super::engine::{lit_model_at, measure_lit_model_modes, program, random_mesh};
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl_with, RtlOptions, RtlReport};
 use rendergen_sim::kit::Rng;
-use rendergen_sim::models::tile::buffer::{BlendState, Format};
-use rendergen_sim::models::tile::frame::{run_pass, Attribute, Mesh, Pass, PassResult, Target};
+use rendergen_sim::models::tile::buffer::Format;
+use rendergen_sim::models::tile::frame::{run_pass, Mesh, Pass, PassResult, Target};
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
-use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
-
-/// Vertex shader: clip position from location 0, location 1 as varying slot 0.
-const VERTEX: &str = "export 256, r8, 4\nexport 0, r12, 4\nend\n";
 
 /// Sample-rate fragment shader (reads `r5`, `gl_SampleID`): RT0 = the varying with the sample
 /// number times the sample's depth added to red; RT1 = sample + depth; RT2 = the varying.
@@ -43,44 +39,7 @@ end
 /// A mesh of `n` random triangles over the 32×32 screen (w in 1..4, so perspective-correct
 /// varyings matter), shaded by `fragment`.
 fn mesh(rng: &mut Rng, name: &str, n: usize, fragment: &str, per_sample: bool) -> Mesh {
-    let mut pos = Vec::new();
-    let mut col = Vec::new();
-    for _ in 0..3 * n {
-        let w = 1.0 + 3.0 * rng.below(1000) as f32 / 1000.0;
-        let x = (rng.below(2000) as f32 / 1000.0 - 1.0) * 1.2 * w;
-        let y = (rng.below(2000) as f32 / 1000.0 - 1.0) * 1.2 * w;
-        let z = rng.below(1000) as f32 / 1000.0 * w;
-        pos.extend([x, y, z, w].map(f32::to_bits));
-        col.extend((0..4).map(|_| (rng.below(1001) as f32 / 1000.0).to_bits()));
-    }
-    Mesh {
-        name: name.into(),
-        texture: None,
-        attributes: vec![
-            Attribute {
-                location: 0,
-                components: 4,
-                data: pos,
-            },
-            Attribute {
-                location: 1,
-                components: 4,
-                data: col,
-            },
-        ],
-        indices: (0..3 * n as u32).collect(),
-        vertex: program(VERTEX),
-        fragment: program(fragment),
-        varyings: 1,
-        sample_shading: per_sample,
-        late_depth: false,
-        state: RasterState {
-            depth_op: CompareOp::Less,
-            depth_write: true,
-            ..RasterState::default()
-        },
-        blend: vec![BlendState::default(); 4],
-    }
+    random_mesh(rng, name, n, fragment, per_sample, 4)
 }
 
 /// The small 4× scene: RT0 RGBA8 every sample, RT1 R32F sample 2, RT2 RGBA8 averaged, RT3
@@ -196,17 +155,7 @@ fn sample_shading_is_per_draw_state() {
 
 /// `lit_model.json` at 32×16 (two tiles).
 fn lit_model_small() -> rendergen_gen::raster::RasterScene {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gen/raster/scenes");
-    let text = std::fs::read_to_string(dir.join("lit_model.json")).expect("lit_model.json");
-    let mut text = text;
-    for (from, to) in [
-        ("\"width\": 96,", "\"width\": 32,"),
-        ("\"height\": 64,", "\"height\": 16,"),
-    ] {
-        assert!(text.contains(from), "lit_model.json has `{from}`");
-        text = text.replace(from, to);
-    }
-    rendergen_gen::raster::RasterScene::parse(&text, &dir).unwrap_or_else(|e| panic!("{e}"))
+    lit_model_at(16)
 }
 
 /// Issue 13 at 4× MSAA: `lit_model`'s two-pass frame on the RTL (the G-buffer pass writes
@@ -357,22 +306,5 @@ fn a_static_sample_choice_with_a_tile_shader_is_refused() {
 #[test]
 #[ignore]
 fn measure_deferred_modes_at_4x_on_the_rtl() {
-    use rendergen_gen::raster::{render, render_rtl, rtl_json, Mode};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gen/raster/scenes");
-    let text = std::fs::read_to_string(dir.join("lit_model.json")).expect("lit_model.json");
-    let text = (text.replace("\"width\": 96,", "\"width\": 32,"))
-        .replace("\"height\": 64,", "\"height\": 32,");
-    let sc =
-        rendergen_gen::raster::RasterScene::parse(&text, &dir).unwrap_or_else(|e| panic!("{e}"));
-    for mode in [Mode::TileShader, Mode::TwoPass] {
-        let mut f =
-            render(&sc, mode, 4, &mut |_, _| {}).unwrap_or_else(|e| panic!("{}", e.message));
-        let r =
-            render_rtl(&mut f, &RtlOptions::default()).unwrap_or_else(|e| panic!("{}", e.message));
-        let j = rtl_json(&f, &r);
-        eprintln!(
-            "{mode:?} 4x: cycles {} pixels/clock {} core utilisation {} bytes_by_class {}",
-            j["cycles"], j["pixels_per_clock"], j["core_utilisation"], j["bytes_by_class"]
-        );
-    }
+    measure_lit_model_modes(4);
 }

@@ -6,19 +6,15 @@
 //! launch order, each to its end) is pinned by a model test against a formula; an access
 //! outside the tile stops the RTL run with an error naming the thread and tile as the model's
 //! does; and the per-tile tile-shader cycles of the RTL are reported (`measure_*`, ignored).
-use super::engine::program;
+use super::engine::{model, program, random_mesh};
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl, RtlOptions, RtlReport};
 use rendergen_sim::kit::Rng;
-use rendergen_sim::models::tile::buffer::{BlendState, Format};
+use rendergen_sim::models::tile::buffer::Format;
 use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, Mesh, Pass, PassResult, Resolve, Target, TS_WARP,
+    run_pass, Mesh, Pass, PassResult, Resolve, Target, TS_WARP,
 };
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
-use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
-
-/// Vertex shader: clip position from location 0, location 1 as varying slot 0.
-const VERTEX: &str = "export 256, r8, 4\nexport 0, r12, 4\nend\n";
 
 /// Fragment shader: RT0 (RGBA8) = the varying colour, RT1 (R32F) = its red + 2·green.
 const FRAGMENT: &str = "
@@ -57,45 +53,7 @@ end
 
 /// `n` random triangles over the screen (w in 1..4), colours in 0..1.
 fn mesh(seed: u64, n: usize) -> Mesh {
-    let mut rng = Rng::new(seed);
-    let mut pos = Vec::new();
-    let mut col = Vec::new();
-    for _ in 0..3 * n {
-        let w = 1.0 + 3.0 * rng.below(1000) as f32 / 1000.0;
-        let x = (rng.below(2000) as f32 / 1000.0 - 1.0) * 1.2 * w;
-        let y = (rng.below(2000) as f32 / 1000.0 - 1.0) * 1.2 * w;
-        let z = rng.below(1000) as f32 / 1000.0 * w;
-        pos.extend([x, y, z, w].map(f32::to_bits));
-        col.extend((0..4).map(|_| (rng.below(1001) as f32 / 1000.0).to_bits()));
-    }
-    Mesh {
-        name: "tris".into(),
-        texture: None,
-        attributes: vec![
-            Attribute {
-                location: 0,
-                components: 4,
-                data: pos,
-            },
-            Attribute {
-                location: 1,
-                components: 4,
-                data: col,
-            },
-        ],
-        indices: (0..3 * n as u32).collect(),
-        vertex: program(VERTEX),
-        fragment: program(FRAGMENT),
-        varyings: 1,
-        sample_shading: false,
-        late_depth: false,
-        state: RasterState {
-            depth_op: CompareOp::Less,
-            depth_write: true,
-            ..RasterState::default()
-        },
-        blend: vec![BlendState::default(); 2],
-    }
+    random_mesh(&mut Rng::new(seed), "tris", n, FRAGMENT, false, 2)
 }
 
 /// A `size`-pixel square screen, RT0 RGBA8 and RT1 R32F (both written out), `meshes`, and
@@ -129,12 +87,6 @@ fn scene(size: u32, meshes: Vec<Mesh>, ts: &str) -> Pass {
         buffers: vec![],
         images: vec![],
     }
-}
-
-fn model(pass: &Pass) -> (Memory, PassResult) {
-    let mut mem = Memory::new();
-    let r = run_pass(pass, &mut mem).unwrap_or_else(|e| panic!("model: {e}"));
-    (mem, r)
 }
 
 /// The first `n` bytes of render target `rt`'s surface.

@@ -7,13 +7,11 @@
 //! rendered by `run_pass`, then its tiles by the RTL through `rendergen_gen::raster::rtl`;
 //! the surfaces must be equal byte for byte, forward and with a tile shader, at 1× and 4×.
 use super::engine::program;
-use super::engine::triangles;
+use super::engine::{model, triangles};
 use rendergen_gen::raster::rtl::{compare, run_pass_rtl, run_pass_rtl_with, RtlOptions, RtlReport};
 use rendergen_sim::kit::Rng;
 use rendergen_sim::models::tile::buffer::{BlendOp, BlendState, Factor, Format};
-use rendergen_sim::models::tile::frame::{
-    run_pass, Attribute, Mesh, Pass, PassResult, Resolve, Target,
-};
+use rendergen_sim::models::tile::frame::{Attribute, Mesh, Pass, PassResult, Resolve, Target};
 use rendergen_sim::models::tile::memory::Memory;
 use rendergen_sim::models::tile::port::WriteMode;
 use rendergen_sim::models::tile::setup::{CompareOp, RasterState};
@@ -190,12 +188,6 @@ fn scene(seed: u64, n: usize, samples: u32, height: u32, resolve: bool) -> Pass 
         buffers: vec![],
         images: vec![],
     }
-}
-
-fn model(pass: &Pass) -> (Memory, PassResult) {
-    let mut mem = Memory::new();
-    let r = run_pass(pass, &mut mem).unwrap_or_else(|e| panic!("model: {e}"));
-    (mem, r)
 }
 
 /// The model's surfaces' bytes.
