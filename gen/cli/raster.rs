@@ -1,6 +1,7 @@
 //! `rendergen raster SCENE.json -o OUT.png`: a scene rendered by the tile engine
 //! (`rendergen_gen::raster`; scenes in gen/raster/scenes/).
 
+use crate::pbru::EvalArg;
 use crate::Failure;
 use clap::{Args, ValueEnum};
 use rendergen_gen::progress::Progress;
@@ -22,8 +23,9 @@ pub enum ModeArg {
 /// Which engine renders.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum EngineArg {
-    /// The tile engine's RTL (`tile_engine`, simulated): the per-tile work after the model's
-    /// geometry and tiling; the image must equal the model's bit for bit (one-pass modes).
+    /// The tile engine's RTL (`tile_engine`), simulated cycle by cycle from vertices to
+    /// pixels, one simulation per pass (after the model's run of the same frame); its image,
+    /// primitive data and command lists must equal the model's bit for bit.
     Rtl,
     /// The frame-level golden model (sim/models/tile/frame.rs).
     Model,
@@ -56,6 +58,11 @@ pub struct RasterArgs {
     /// With `--engine rtl`: write a VCD of the run (every named signal) to this file.
     #[arg(long)]
     vcd: Option<PathBuf>,
+    /// With `--engine rtl`: how the simulator evaluates logic: `active` skips groups of logic
+    /// whose inputs did not change (same results, faster: most of the engine idles in any
+    /// phase); `full` evaluates everything every cycle (the reference).
+    #[arg(long, value_enum, default_value_t = EvalArg::Active)]
+    eval: EvalArg,
 }
 
 /// Runs `rendergen raster`.
@@ -95,6 +102,8 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
                 &RtlOptions {
                     max_cycles: a.max_cycles,
                     vcd: a.vcd.clone(),
+                    eval: a.eval.eval(),
+                    progress: true,
                     ..RtlOptions::default()
                 },
             )
@@ -119,6 +128,7 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
         if let Some(r) = &rtl {
             doc["engine"] = "rtl".into();
             doc["rtl"] = rtl_json(&frame, r);
+            doc["rtl"]["simulator_eval"] = format!("{:?}", a.eval).to_lowercase().into();
             doc["rtl_vertex"] = rendergen_gen::raster::vertex_rtl::vertices_json(&frame, &r.vertex);
             doc["rtl_geometry"] = rendergen_gen::raster::geometry_json(r);
         }

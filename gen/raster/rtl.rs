@@ -70,7 +70,7 @@ use rendergen_sim::models::tile::frame::{Pass, PassResult};
 use rendergen_sim::models::tile::memory::{Memory, BASE};
 use rendergen_sim::models::tile::port::WriteMode;
 use rendergen_sim::models::tile::setup::{CullMode, FrontFace};
-use rendergen_sim::Simulator;
+use rendergen_sim::{Eval, Simulator};
 
 /// Most draw states (meshes of a pass) the engine's blend-state and late-depth tables hold
 /// (`FragCfg::states`' range).
@@ -104,6 +104,13 @@ pub struct RtlOptions {
     /// Contents for model regions instead of the model's bytes (model region index, bytes):
     /// the surfaces an earlier pass wrote on the RTL, which this pass reads as images.
     pub preload: Vec<(usize, Vec<u8>)>,
+    /// The simulator's evaluation mode (`rendergen raster --eval`): `Active` skips groups of
+    /// logic whose inputs did not change (the same results; faster, since most of the engine
+    /// idles in any phase), `Full` evaluates everything every cycle (the reference).
+    pub eval: Eval,
+    /// Show a progress bar of the tiles on stderr (`rendergen_gen::progress`; hidden unless
+    /// the progress mode shows bars).
+    pub progress: bool,
 }
 
 impl Default for RtlOptions {
@@ -119,6 +126,8 @@ impl Default for RtlOptions {
             tiles: None,
             record: false,
             preload: Vec::new(),
+            eval: Eval::Active,
+            progress: false,
         }
     }
 }
@@ -622,7 +631,13 @@ pub fn run_pass_rtl_with(
     let mut moved = (0u64, 0usize, (0u64, 0u64), 0u64, 0u64);
     let mut moved_at = first;
     let meshes = pass.meshes.len() as u64;
+    let bar = opts.progress.then(|| {
+        crate::progress::Progress::bar(&format!("rtl pass `{}`", pass.name), ntiles as u64, "tiles")
+    });
     while taken < ntiles {
+        if let Some(b) = bar.as_ref().filter(|_| sim.cycle() % 4096 == 0) {
+            b.set(taken as u64);
+        }
         vertex.drive(&mut sim);
         if phase != Phase::Vertex {
             mesh.drive(&mut sim);
@@ -1277,7 +1292,7 @@ pub(super) fn engine_sim(
     opts: &RtlOptions,
 ) -> Result<(rendergen_hdl::Design, Simulator), String> {
     let design = tile_engine_top(cfg).map_err(|e| e.to_string())?;
-    let mut sim = Simulator::new(&design).map_err(|e| e.to_string())?;
+    let mut sim = Simulator::with_eval(&design, opts.eval).map_err(|e| e.to_string())?;
     if opts.record {
         sim.start_recording();
     }

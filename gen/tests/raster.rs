@@ -337,6 +337,26 @@ fn a1_a16_resolve_sees_every_committed_fragment() {
     let rep = on_rtl(&p, &mem, &r, 0xA1);
     assert_eq!(rtl_written(&rep, &r, 1), 32 * 16 * 4);
     assert!(rep.issued > 0);
+    // The runs use the simulator's activity-aware evaluation (`RtlOptions::default`); the
+    // same run under full evaluation, the reference, is the same cycle by cycle.
+    let full = run_pass_rtl(
+        &p,
+        &mem,
+        &r,
+        &RtlOptions {
+            eval: rendergen_sim::Eval::Full,
+            ..rtl_options(0xA1)
+        },
+    )
+    .unwrap();
+    assert_eq!(rtl_options(0xA1).eval, rendergen_sim::Eval::Active);
+    assert_eq!(
+        (full.cycles, full.issued, &full.tiles, &full.regions),
+        (rep.cycles, rep.issued, &rep.tiles, &rep.regions),
+        "full and activity-aware evaluation"
+    );
+    assert_eq!(full.surfaces, rep.surfaces);
+    assert_eq!(full.simulated.0, rep.simulated.0);
 }
 
 /// A2: DRAW, RESOLVE, DRAW: the overlay after the resolve blends over the tile shader's output
