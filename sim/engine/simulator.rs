@@ -55,6 +55,9 @@ pub struct Simulator {
     out_hot: Vec<(u32, u32)>,
     /// Named signals: full path, place, width.
     signals: Vec<(String, Place, u32)>,
+    /// Per named signal: its value comes from the observation program (it feeds no output
+    /// or state), so peeking it runs that program first.
+    signal_obs: Vec<bool>,
     signal_index: HashMap<String, u32>,
     /// Scope of each signal (for the VCD).
     signal_scope: Vec<u32>,
@@ -159,6 +162,15 @@ impl Simulator {
             );
             signals.push((path, prog.node_place[s.node as usize], s.width));
         }
+        let mut obs_places = vec![false; m.v.len()];
+        for ins in &prog.obs {
+            super::layout::dests(&prog, ins, &mut |place, words| {
+                obs_places[place..place + words].fill(true)
+            });
+        }
+        let signal_obs = (signals.iter())
+            .map(|&(_, place, w)| obs_places[place as usize..][..words_for(w)].contains(&true))
+            .collect();
         Ok(Simulator {
             inputs: flat.inputs.iter().map(port).collect(),
             outputs: flat.outputs.iter().map(port).collect(),
@@ -192,6 +204,7 @@ impl Simulator {
             signal_scope: named.iter().map(|s| s.scope).collect(),
             signal_variants: named.iter().map(|s| s.variants).collect(),
             signals,
+            signal_obs,
             signal_index,
             scopes: flat.scopes.clone(),
             node_count: flat.nodes.len(),
@@ -408,10 +421,30 @@ impl Simulator {
 
     /// Current value of a named signal (settled).
     pub fn peek_signal(&mut self, s: SignalId) -> Bits {
-        self.settle_all();
+        let w = self.signals[s.0 as usize].2;
+        Bits::from_words(self.peek_signal_words(s), w)
+    }
+
+    /// Current value of a named signal as little-endian words (settled; no allocation, for
+    /// a testbench that watches internal signals every cycle). A signal that feeds an output
+    /// or state costs only the settle every cycle needs anyway; an observation-only one (it
+    /// drives nothing the outputs depend on) runs the observation program once per settle.
+    #[inline]
+    pub fn peek_signal_words(&mut self, s: SignalId) -> &[u64] {
+        if self.signal_obs[s.0 as usize] {
+            self.settle_all();
+        } else {
+            self.settle();
+        }
         let (_, place, w) = self.signals[s.0 as usize];
         let place = place as usize;
-        Bits::from_words(&self.m.v[place..place + words_for(w)], w)
+        &self.m.v[place..place + words_for(w)]
+    }
+
+    /// Whether named signal `s` comes from the observation program (for tests).
+    #[cfg(test)]
+    pub(crate) fn signal_is_observation_only(&self, s: SignalId) -> bool {
+        self.signal_obs[s.0 as usize]
     }
 
     /// Sets the level of the synchronous reset input.

@@ -1,6 +1,6 @@
 //! Hierarchy, named signals and error messages.
 
-use crate::engine::{SimError, Simulator};
+use crate::engine::{Eval, SimError, Simulator};
 use rendergen_hdl::{Design, Module};
 
 /// A counter with enable, as a child generator.
@@ -48,6 +48,46 @@ fn instances_and_named_signals() {
         "observation-only signal"
     );
     assert!(s.node_count() > 10);
+}
+
+/// Internal signals watched every cycle with `peek_signal_words` (no allocation), in both
+/// evaluation modes and right after a poke: signals that feed an output or state are read
+/// from the main program's values, the observation-only one from the observation program.
+#[test]
+fn peeking_signals_every_cycle() {
+    for eval in [Eval::Full, Eval::Active] {
+        let mut s = Simulator::with_eval(&two_counters(), eval).unwrap();
+        let go = s.input("go").unwrap();
+        let (lo, hi) = (s.output("low").unwrap(), s.output("high").unwrap());
+        let en_b = s.signal("top.u_b.en_i").unwrap();
+        let at_max = s.signal("top.u_a.at_max").unwrap();
+        let dbg = s.signal("top.debug_xor").unwrap();
+        let count_b = s.signal("top.u_b.count_q").unwrap();
+        assert!(s.signal_is_observation_only(dbg), "{eval:?}");
+        for main in [en_b, at_max, count_b] {
+            assert!(!s.signal_is_observation_only(main), "{eval:?}");
+        }
+        s.reset(1);
+        let mut rng = 0x1234_5678u64;
+        for cycle in 0..200 {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            s.poke(go, rng >> 63);
+            let (a, b) = (s.peek(lo), s.peek(hi));
+            let wrap = u64::from(a == 15);
+            assert_eq!(
+                s.peek_signal_words(at_max),
+                [wrap],
+                "{eval:?} cycle {cycle}"
+            );
+            assert_eq!(s.peek_signal_words(en_b), [wrap], "{eval:?} cycle {cycle}");
+            assert_eq!(s.peek_signal_words(count_b), [b], "{eval:?} cycle {cycle}");
+            assert_eq!(s.peek_signal_words(dbg), [a ^ b], "{eval:?} cycle {cycle}");
+            assert_eq!(s.peek_signal(dbg).to_u64(), a ^ b);
+            s.step();
+        }
+    }
 }
 
 #[test]
