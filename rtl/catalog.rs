@@ -516,6 +516,7 @@ pub static GENERATORS: &[GeneratorSpec] = &[
             e.frag.core.regs = v[4] as u32;
             e.frag.core.imem_depth = v[5] as u32;
             e.frag.entry_log2 = v[6] as u32;
+            e.frag.states = v[13] as u32;
             e.uniform_bits = v[7] as u32;
             e.texture = (v[8] > 0).then(|| crate::tile::texture::EngineTexCfg {
                 states: v[8] as u32,
@@ -783,6 +784,13 @@ const TILE_ENGINE_PARAMS: &[ParamSpec] = &[
         512,
         32..=65536,
         "with the front end: 64-bit words of a tile's list bin",
+    ),
+    p(
+        "states",
+        4,
+        1,
+        16,
+        "draw states with their own blend state per target and late-depth flag",
     ),
 ];
 

@@ -63,6 +63,12 @@ pub struct RasterArgs {
     /// phase); `full` evaluates everything every cycle (the reference).
     #[arg(long, value_enum, default_value_t = EvalArg::Active)]
     eval: EvalArg,
+    /// With `--engine rtl` and a one-pass mode: record the engine's inputs of every cycle into
+    /// FILE, to time the simulators on a real frame with `rendergen bench tile_engine -p …
+    /// --replay FILE --engine E` (the parameters are printed on stderr and in `--json`'s
+    /// `rtl.replay_params`). About 8 bytes per input word per cycle: keep the frame small.
+    #[arg(long, value_name = "FILE")]
+    record_stimulus: Option<PathBuf>,
 }
 
 /// Runs `rendergen raster`.
@@ -78,6 +84,14 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
             "-o {}: the output must end in .png",
             a.out.display()
         )));
+    }
+    if let Some(f) = &a.record_stimulus {
+        if !matches!(a.engine, EngineArg::Rtl) || matches!(a.mode, ModeArg::TwoPass) {
+            return Err(Failure::usage(format!(
+                "--record-stimulus {}: needs --engine rtl and a one-pass mode (tile-shader or forward)",
+                f.display()
+            )));
+        }
     }
     let scene = RasterScene::load(&a.scene).map_err(Failure::check)?;
     let mode = match a.mode {
@@ -103,6 +117,7 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
                     max_cycles: a.max_cycles,
                     vcd: a.vcd.clone(),
                     eval: a.eval.eval(),
+                    stimulus: a.record_stimulus.clone(),
                     progress: true,
                     ..RtlOptions::default()
                 },
@@ -113,6 +128,14 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
             })?,
         ),
     };
+    if let (Some(f), Some(r)) = (&a.record_stimulus, &rtl) {
+        eprintln!(
+            "recorded the run's inputs into {}; replay: rendergen bench tile_engine -p {} --replay {} --engine E",
+            f.display(),
+            r.replay_params.join(" -p "),
+            f.display()
+        );
+    }
     let mut png_bytes = Vec::new();
     {
         let mut enc = png::Encoder::new(&mut png_bytes, frame.width, frame.height);
@@ -129,6 +152,9 @@ pub fn run(a: RasterArgs) -> Result<(), Failure> {
             doc["engine"] = "rtl".into();
             doc["rtl"] = rtl_json(&frame, r);
             doc["rtl"]["simulator_eval"] = format!("{:?}", a.eval).to_lowercase().into();
+            if a.record_stimulus.is_some() {
+                doc["rtl"]["replay_params"] = r.replay_params.clone().into();
+            }
             doc["rtl_vertex"] = rendergen_gen::raster::vertex_rtl::vertices_json(&frame, &r.vertex);
             doc["rtl_geometry"] = rendergen_gen::raster::geometry_json(r);
         }

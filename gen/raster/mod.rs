@@ -607,6 +607,7 @@ pub fn render_rtl(
         }
         report.simulated.0 += r.simulated.0;
         report.simulated.1 += r.simulated.1;
+        report.replay_params.extend(r.replay_params);
         report.vertex.extend(r.vertex);
         report.geometry.extend(r.geometry);
         previous = r.surfaces.clone();

@@ -108,6 +108,11 @@ pub struct RtlOptions {
     /// logic whose inputs did not change (the same results; faster, since most of the engine
     /// idles in any phase), `Full` evaluates everything every cycle (the reference).
     pub eval: Eval,
+    /// Write the engine's inputs of every cycle of the pass to this stimulus file
+    /// (`crate::bench::replay`), for `rendergen bench tile_engine -p … --replay FILE`: the
+    /// report's `replay_params` are the `-p` values that build the same engine. Not with
+    /// `record` (the trace goes to the file).
+    pub stimulus: Option<std::path::PathBuf>,
     /// Show a progress bar of the tiles on stderr (`rendergen_gen::progress`; hidden unless
     /// the progress mode shows bars).
     pub progress: bool,
@@ -127,6 +132,7 @@ impl Default for RtlOptions {
             record: false,
             preload: Vec::new(),
             eval: Eval::Active,
+            stimulus: None,
             progress: false,
         }
     }
@@ -181,6 +187,9 @@ pub struct RtlReport {
     /// Cycles simulated (vertex, geometry and tile phases) and the wall-clock seconds
     /// they took (the simulator's speed; not part of any check).
     pub simulated: (u64, f64),
+    /// With [`RtlOptions::stimulus`]: the `rendergen bench tile_engine` parameters
+    /// (`NAME=VALUE`) of the engine the pass ran on ([`catalog_params`]).
+    pub replay_params: Vec<String>,
 }
 
 /// The texture unit's counters of a run (summed over passes by `render_rtl`).
@@ -838,6 +847,16 @@ pub fn run_pass_rtl_with(
     }
     sim.finish_vcd()
         .map_err(|e| format!("--engine rtl: writing the VCD: {e}"))?;
+    if let Some(path) = &opts.stimulus {
+        if opts.record {
+            return Err(
+                "--engine rtl: a stimulus file and a recorded run for `finish` exclude each other"
+                    .into(),
+            );
+        }
+        report.replay_params = catalog_params(&cfg)?;
+        crate::bench::replay::Stimulus::from_trace(&sim.take_trace()).write(path)?;
+    }
     finish(&design, &mut sim);
     for r in mem.regions() {
         report
@@ -1243,6 +1262,55 @@ fn texture_error_message(sim: &mut Simulator, pass: &Pass, code: u64) -> String 
     }
 }
 
+/// The `NAME=VALUE` parameters of the catalogue's `tile_engine` (`rendergen bench
+/// tile_engine -p …`) that build the engine `cfg` describes; checked by building it through
+/// the catalogue. An error names what the catalogue's parameters cannot express.
+pub fn catalog_params(cfg: &EngineCfg) -> Result<Vec<String>, String> {
+    let code = |f: &RtFormat| {
+        (0..4u64)
+            .find(|&c| RtFormat::from_code(c) == Some(*f))
+            .expect("every format has a code")
+    };
+    let formats: u64 = (cfg.frag.tile.formats.iter().enumerate())
+        .map(|(i, f)| code(f) << (4 * i))
+        .sum();
+    let core = &cfg.frag.core;
+    let mut params = vec![
+        format!("samples={}", cfg.frag.tile.samples),
+        format!("rts={}", cfg.frag.tile.formats.len()),
+        format!("formats={formats:#x}"),
+        format!("warps={}", core.warps),
+        format!("regs={}", core.regs),
+        format!("imem_depth={}", core.imem_depth),
+        format!("entry_log2={}", cfg.frag.entry_log2),
+        format!("uniform_bits={}", cfg.uniform_bits),
+        format!(
+            "tex_states={}",
+            cfg.texture.as_ref().map_or(0, |t| t.states)
+        ),
+        format!("states={}", cfg.frag.states),
+    ];
+    if let Some(g) = &cfg.geometry {
+        params.extend([
+            "geometry=1".to_string(),
+            format!("geom_slots={}", g.fetch.slots),
+            format!("geom_tiles={}", g.geom.max_tiles),
+            format!("bin_words={}", g.geom.bin_words),
+        ]);
+    }
+    let spec = rendergen_rtl::catalog::find("tile_engine").map_err(|e| e.to_string())?;
+    let design = spec
+        .build(&params)
+        .map_err(|e| format!("the catalogue's tile_engine with {}: {e}", params.join(" ")))?;
+    if design.top().params != format!("{cfg:?}") {
+        return Err(format!(
+            "the engine's configuration is not one the catalogue's tile_engine parameters build (closest: {})",
+            params.join(" ")
+        ));
+    }
+    Ok(params)
+}
+
 /// The engine configuration of `pass`'s RTL run: `slots` program slots of `2^entry_log2`
 /// instruction words, `regs` registers per lane, `uniforms` uniform words, the texture path;
 /// an error naming `what` (the programs) when they do not fit the instruction memory.
@@ -1293,7 +1361,7 @@ pub(super) fn engine_sim(
 ) -> Result<(rendergen_hdl::Design, Simulator), String> {
     let design = tile_engine_top(cfg).map_err(|e| e.to_string())?;
     let mut sim = Simulator::with_eval(&design, opts.eval).map_err(|e| e.to_string())?;
-    if opts.record {
+    if opts.record || opts.stimulus.is_some() {
         sim.start_recording();
     }
     if let Some(path) = &opts.vcd {

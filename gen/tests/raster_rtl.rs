@@ -1,6 +1,6 @@
 //! `rendergen raster --engine rtl --json` runs each pass in one `tile_engine` simulation from
 //! vertices to pixels (vertex phase, the RTL geometry front end, the tiles) and reports the
-//! geometry phase: its cycles and counters beside the frame model's.
+//! geometry phase: its cycles and counters beside the frame model's; `--record-stimulus`.
 
 mod common;
 use common::*;
@@ -36,6 +36,23 @@ fn cli_rtl_json_reports_the_geometry_phase() {
     let scene = dir.join("lit32.json");
     std::fs::write(&scene, text).unwrap();
     let out = dir.join("lit.png");
+    let stim = dir.join("lit.stim");
+    // A stimulus needs a one-pass mode: two-pass is refused before anything runs.
+    let o = rendergen(&[
+        "raster",
+        scene.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--mode",
+        "two-pass",
+        "--engine",
+        "rtl",
+        "--record-stimulus",
+        stim.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("one-pass mode"), "{}", stderr(&o));
+    assert!(!out.exists() && !stim.exists());
     let o = rendergen(&[
         "raster",
         scene.to_str().unwrap(),
@@ -46,6 +63,8 @@ fn cli_rtl_json_reports_the_geometry_phase() {
         "--engine",
         "rtl",
         "--json",
+        "--record-stimulus",
+        stim.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
@@ -81,4 +100,13 @@ fn cli_rtl_json_reports_the_geometry_phase() {
     );
     assert_eq!(n(&g["tile_cycles"]), n(&v["rtl"]["cycles"]));
     assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+    // The stimulus and the parameters that rebuild the engine for `rendergen bench`.
+    let params = v["rtl"]["replay_params"].as_array().expect("replay_params");
+    assert!(params.iter().any(|p| p == "geometry=1"), "{params:?}");
+    assert!(
+        stderr(&o).contains("replay: rendergen bench tile_engine -p samples=1"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(std::fs::read(&stim).unwrap().starts_with(b"RGSTIM01"));
 }
