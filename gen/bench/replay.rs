@@ -83,7 +83,8 @@ impl Stimulus {
         if bytes.len() < 24 || &bytes[..8] != MAGIC {
             return Err(format!(
                 "{name}: not a stimulus file (no RGSTIM01 header; record one with `rendergen \
-                 sim pbru --record-stimulus FILE`)"
+                 sim pbru --record-stimulus FILE` or `rendergen raster --engine rtl \
+                 --record-stimulus FILE`)"
             ));
         }
         let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));

@@ -103,7 +103,8 @@ enum Command {
         /// Simulation engine.
         #[arg(long, value_enum, default_value_t = Engine::Rust)]
         engine: Engine,
-        /// Replay a recorded stimulus (`rendergen sim pbru --record-stimulus FILE`) instead of
+        /// Replay a recorded stimulus (`rendergen sim pbru --record-stimulus FILE`, or `rendergen
+        /// raster --engine rtl --record-stimulus FILE` with the `-p` values it prints) instead of
         /// random inputs; --cycles and --seed are then ignored (the recording's length is run).
         #[arg(long, value_name = "FILE", conflicts_with = "vcd")]
         replay: Option<PathBuf>,
