@@ -149,7 +149,9 @@ pub struct RtlTile {
     pub drain: u64,
     /// Cycles from a tile-shader launch to its completion.
     pub tile_shader: u64,
-    /// Cycles of the write-out.
+    /// Cycles of the write-out (`tile_cmd` in its write-out state: from the request to the
+    /// write-out's completion). A tile whose planes are all suppressed still counts
+    /// `planes + 1` or so: the write-out steps through the planes without a memory access.
     pub writeout: u64,
 }
 
