@@ -274,6 +274,12 @@ pub fn run_pass_rtl_with(
             "--engine rtl: {what} is not supported by the RTL engine yet"
         ))
     };
+    if opts.record && opts.stimulus.is_some() {
+        return Err(
+            "--engine rtl: a stimulus file and a recorded run for `finish` exclude each other"
+                .into(),
+        );
+    }
     // Sample-rate shading (`sample_shading`, below): once per covered sample at 4×; at 1×
     // once per pixel with gl_SampleID = 0, the same work as pixel-rate shading.
     if pass.meshes.len() > MAX_STATES as usize {
@@ -850,12 +856,6 @@ pub fn run_pass_rtl_with(
     sim.finish_vcd()
         .map_err(|e| format!("--engine rtl: writing the VCD: {e}"))?;
     if let Some(path) = &opts.stimulus {
-        if opts.record {
-            return Err(
-                "--engine rtl: a stimulus file and a recorded run for `finish` exclude each other"
-                    .into(),
-            );
-        }
         report.replay_params = catalog_params(&cfg)?;
         crate::bench::replay::Stimulus::from_trace(&sim.take_trace()).write(path)?;
     }
