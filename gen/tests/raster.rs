@@ -554,15 +554,16 @@ fn lit_model_at(w: u32, h: u32) -> RasterScene {
 }
 
 /// A3, A6 and A15 on the RTL: `lit_model` at 32×16 (two tiles) in tile-shader and two-pass
-/// mode at 1×, every pass on the RTL with memory back-pressure (about 15 s; the 96×64 frame
-/// and 4× are `a3_a6_a15_full_frames_on_the_rtl`, ignored).
+/// mode at 1×, every pass on the RTL with memory back-pressure (the 96×64 frame and 4× are
+/// `a3_a6_a15_full_frames_on_the_rtl`, ignored).
 #[test]
 fn a3_a6_a15_frames_on_the_rtl() {
     lit_model_on_rtl(&lit_model_at(32, 16), false);
 }
 
 /// A3, A6 and A15's whole frames on the RTL: `lit_model` at 96×64 (24 tiles) in tile-shader
-/// mode at 1× and 4× and in two-pass mode at 1× (about 4 minutes on one core with the activity-aware simulation; 14 before).
+/// mode at 1× and 4× and in two-pass mode at 1× (251 s on one core with the activity-aware
+/// simulation; about 14 minutes before).
 #[test]
 #[ignore = "long: the 96×64 frame three times on the RTL"]
 fn a3_a6_a15_full_frames_on_the_rtl() {
