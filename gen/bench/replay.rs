@@ -107,6 +107,31 @@ impl Stimulus {
         })
     }
 
+    /// Runs the stimulus on `sim` (a simulator of the design it was recorded on, after
+    /// [`Stimulus::check`]): per cycle the reset level and every input, then `each(sim)` (to
+    /// observe the settled outputs), then the clock edge.
+    pub fn drive(&self, sim: &mut Simulator, mut each: impl FnMut(&mut Simulator)) {
+        let inputs: Vec<_> = (0..sim.inputs().len())
+            .map(|i| (sim.input_at(i), sim.inputs()[i].width))
+            .collect();
+        for w in self.words.chunks_exact(self.words_per_cycle) {
+            sim.set_reset(w[0] != 0);
+            let mut k = 1;
+            for &(id, width) in &inputs {
+                let n = width.div_ceil(64) as usize;
+                if n == 1 {
+                    sim.poke(id, w[k]);
+                } else {
+                    // Wide inputs only: `poke_bits` takes a `Bits` (one small allocation).
+                    sim.poke_bits(id, &Bits::from_words(&w[k..k + n], width));
+                }
+                k += n;
+            }
+            each(sim);
+            sim.step();
+        }
+    }
+
     /// Checks that the stimulus fits `design`'s inputs.
     pub fn check(&self, design: &Design) -> Result<(), String> {
         let want = words_per_cycle(design);
@@ -164,32 +189,15 @@ fn replay_rust(design: &Design, eval: Eval, stim: &Stimulus) -> Result<Measured,
         status: "could not compile the design".into(),
         output: e.to_string(),
     })?;
-    let inputs: Vec<_> = (0..sim.inputs().len())
-        .map(|i| (sim.input_at(i), sim.inputs()[i].width))
-        .collect();
     let outputs: Vec<_> = (0..sim.outputs().len()).map(|i| sim.output_at(i)).collect();
-    let per = stim.words_per_cycle;
     let mut h = HASH_INIT;
     let start = Instant::now();
-    for w in stim.words.chunks_exact(per) {
-        sim.set_reset(w[0] != 0);
-        let mut k = 1;
-        for &(id, width) in &inputs {
-            let n = width.div_ceil(64) as usize;
-            if n == 1 {
-                sim.poke(id, w[k]);
-            } else {
-                // Wide inputs only: `poke_bits` takes a `Bits` (one small allocation).
-                sim.poke_bits(id, &Bits::from_words(&w[k..k + n], width));
-            }
-            k += n;
-        }
+    stim.drive(&mut sim, |sim| {
         for &o in &outputs {
             for &word in sim.peek_words(o) {
                 h = (h ^ word).wrapping_mul(HASH_PRIME);
             }
         }
-        sim.step();
-    }
+    });
     Ok(Measured::in_process(start.elapsed().as_secs_f64(), h, &sim))
 }

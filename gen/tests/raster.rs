@@ -1931,29 +1931,15 @@ fn recorded_stimulus_replays_on_the_catalogue_engine() {
     stim.check(&design).unwrap();
     let mut sim =
         rendergen_sim::Simulator::with_eval(&design, rendergen_sim::Eval::Active).unwrap();
-    let inputs: Vec<_> = (0..sim.inputs().len())
-        .map(|i| (sim.input_at(i), sim.inputs()[i].width))
-        .collect();
     let (issue, taken) = (
         sim.output("issue").unwrap(),
         sim.output("list_taken").unwrap(),
     );
     let (mut issued, mut lists) = (0, 0);
-    for cycle in stim.words.chunks_exact(stim.words_per_cycle) {
-        sim.set_reset(cycle[0] != 0);
-        let mut k = 1;
-        for &(id, width) in &inputs {
-            let n = width.div_ceil(64) as usize;
-            sim.poke_bits(
-                id,
-                &rendergen_hdl::Bits::from_words(&cycle[k..k + n], width),
-            );
-            k += n;
-        }
+    stim.drive(&mut sim, |sim| {
         issued += sim.peek(issue);
         lists += sim.peek(taken);
-        sim.step();
-    }
+    });
     let vertex_issued: u64 = rep.vertex.iter().map(|v| v.1.issued).sum();
     assert_eq!(lists, 2, "lists taken in the replay (one per tile)");
     assert_eq!(

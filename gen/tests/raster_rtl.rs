@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn scenes() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("raster/scenes")
@@ -37,35 +37,25 @@ fn cli_rtl_json_reports_the_geometry_phase() {
     std::fs::write(&scene, text).unwrap();
     let out = dir.join("lit.png");
     let stim = dir.join("lit.stim");
-    // A stimulus needs a one-pass mode: two-pass is refused before anything runs.
-    let o = rendergen(&[
-        "raster",
+    let (scene, out, stim) = (
         scene.to_str().unwrap(),
-        "-o",
         out.to_str().unwrap(),
-        "--mode",
-        "two-pass",
-        "--engine",
-        "rtl",
-        "--record-stimulus",
         stim.to_str().unwrap(),
-    ]);
+    );
+    let raster_rtl = |mode: &str, json: &[&str]| {
+        let mut args = vec![
+            "raster", scene, "-o", out, "--mode", mode, "--engine", "rtl",
+        ];
+        args.extend(json);
+        args.extend(["--record-stimulus", stim]);
+        rendergen(&args)
+    };
+    // A stimulus needs a one-pass mode: two-pass is refused before anything runs.
+    let o = raster_rtl("two-pass", &[]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("one-pass mode"), "{}", stderr(&o));
-    assert!(!out.exists() && !stim.exists());
-    let o = rendergen(&[
-        "raster",
-        scene.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--mode",
-        "forward",
-        "--engine",
-        "rtl",
-        "--json",
-        "--record-stimulus",
-        stim.to_str().unwrap(),
-    ]);
+    assert!(!Path::new(out).exists() && !Path::new(stim).exists());
+    let o = raster_rtl("forward", &["--json"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let g = &v["rtl_geometry"];
@@ -99,7 +89,7 @@ fn cli_rtl_json_reports_the_geometry_phase() {
         n(&g["cycles"]) + n(&g["vertex_cycles"]) + n(&g["tile_cycles"])
     );
     assert_eq!(n(&g["tile_cycles"]), n(&v["rtl"]["cycles"]));
-    assert!(std::fs::read(&out).unwrap().starts_with(b"\x89PNG"));
+    assert!(std::fs::read(out).unwrap().starts_with(b"\x89PNG"));
     // The stimulus and the parameters that rebuild the engine for `rendergen bench`.
     let params = v["rtl"]["replay_params"].as_array().expect("replay_params");
     assert!(params.iter().any(|p| p == "geometry=1"), "{params:?}");
@@ -108,5 +98,5 @@ fn cli_rtl_json_reports_the_geometry_phase() {
         "{}",
         stderr(&o)
     );
-    assert!(std::fs::read(&stim).unwrap().starts_with(b"RGSTIM01"));
+    assert!(std::fs::read(stim).unwrap().starts_with(b"RGSTIM01"));
 }
