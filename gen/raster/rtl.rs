@@ -269,11 +269,6 @@ pub fn run_pass_rtl_with(
     opts: &RtlOptions,
     finish: &mut dyn FnMut(&rendergen_hdl::Design, &mut Simulator),
 ) -> Result<RtlReport, String> {
-    let unsupported = |what: &str| {
-        Err(format!(
-            "--engine rtl: {what} is not supported by the RTL engine yet"
-        ))
-    };
     if opts.record && opts.stimulus.is_some() {
         return Err(
             "--engine rtl: a stimulus file and a recorded run for `finish` exclude each other"
@@ -287,12 +282,6 @@ pub fn run_pass_rtl_with(
             "--engine rtl: the pass has {} meshes; the engine's blend-state and late-depth tables have entries for draw states 0..{MAX_STATES}",
             pass.meshes.len()
         ));
-    }
-    // The tile shader's write-out flags carry no "set" bit: its "average" could not undo a
-    // static sample choice.
-    let modes = (pass.targets.iter().map(|t| t.writeout)).chain([pass.depth_writeout]);
-    if !pass.resolves.is_empty() && modes.clone().any(|m| matches!(m, WriteMode::Sample(_))) {
-        return unsupported("a static sample-select write-out mode in a pass with a tile shader");
     }
     let shift = |a: u64| a - BASE + RTL_BASE;
     // Programs.
@@ -462,8 +451,7 @@ pub fn run_pass_rtl_with(
             .get(p)
             .map_or(pass.depth_writeout, |t| t.writeout);
         // Static modes (`tile_writeout`'s `config_all`, `config_select`, `config_sample_<p>`);
-        // the tile shader's choice replaces them per tile, except that the RTL's flags cannot
-        // say "average" over a static sample choice.
+        // the tile shader's choice replaces them per tile.
         match mode {
             WriteMode::All if pass.samples > 1 => all |= 1 << p,
             WriteMode::Sample(k) => {
@@ -476,10 +464,9 @@ pub fn run_pass_rtl_with(
         let bytes = rendergen_sim::models::tile::pack::bytes_per_sample(s.format) as u64;
         let pitch = pass.width as u64 * s.samples as u64 * bytes;
         let base = shift(model.base(s.region));
-        if !pitch.is_multiple_of(128) || !base.is_multiple_of(128) {
+        if !base.is_multiple_of(8) {
             return Err(format!(
-                "--engine rtl: plane {p}'s rows are {pitch} bytes; the write-out needs a multiple of 128 (a width multiple of {})",
-                128 / (bytes * s.samples as u64)
+                "--engine rtl: plane {p}'s surface is at {base:#x}; the write-out needs a multiple of 8"
             ));
         }
         if pitch >= 1 << rendergen_rtl::tile::writeout::PITCH_BITS {
@@ -493,6 +480,8 @@ pub fn run_pass_rtl_with(
         sim.poke(sim.input(&format!("config_pitch_{p}")).map_err(e)?, pitch);
     }
     let _ = planes;
+    sim.poke(sim.input("config_width").map_err(e)?, pass.width.into());
+    sim.poke(sim.input("config_height").map_err(e)?, pass.height.into());
     sim.poke(sim.input("config_enable").map_err(e)?, enable);
     sim.poke(sim.input("config_all").map_err(e)?, all);
     sim.poke(sim.input("config_select").map_err(e)?, select);
@@ -841,6 +830,7 @@ pub fn run_pass_rtl_with(
         }
     }
     mem.check().map_err(t)?;
+    mem.assert_no_stray_writes().map_err(t)?;
     report.cycles = sim.cycle() - geometry_end;
     report.simulated = (sim.cycle() - first, wall.elapsed().as_secs_f64());
     if cfg.texture.is_some() {

@@ -246,6 +246,7 @@ pub fn run_vertices_rtl_with(
         }
     }
     mem.check().map_err(t)?;
+    mem.assert_no_stray_writes().map_err(t)?;
     report.cycles = sim.cycle() - start;
     sim.finish_vcd()
         .map_err(|e| format!("--engine rtl: writing the VCD: {e}"))?;

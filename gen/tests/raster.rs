@@ -360,7 +360,7 @@ fn a1_a16_resolve_sees_every_committed_fragment() {
 }
 
 /// A2: DRAW, RESOLVE, DRAW: the overlay after the resolve blends over the tile shader's output
-/// (32×16: the RTL's write-out needs rows of a multiple of 128 bytes).
+/// (32×16).
 #[test]
 fn a2_drawing_resumes_after_resolve() {
     let (w, h) = (32, 16);
@@ -689,8 +689,8 @@ void main() { o = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, 0.0, 1.0); 
 }
 
 /// A5: scatter and multiple outputs: thread p writes the pixel mirrored in its tile of two
-/// render targets, every sample, at 4× (32×16: the RTL's write-out needs rows of a multiple
-/// of 128 bytes).
+/// render targets, every sample, at 4× (32×16), with a static sample choice and the same
+/// choice made by the tile shader.
 #[test]
 fn a5_scatter_to_other_pixels_samples_and_targets() {
     let fs = "#version 450
@@ -737,12 +737,9 @@ void main() { o = vec4(gl_FragCoord.x / 32.0, gl_FragCoord.y / 16.0, 0.0, 1.0); 
             assert_eq!(o2[(y * 32 + x) as usize], rgba8([c[1], 0, c[0], 255]));
         }
     }
-    // The RTL's write-out flags cannot override a static sample choice: it refuses the pass.
-    let e = rtl_refuses(&p, &mem, &r);
-    assert!(
-        e.contains("a static sample-select write-out mode in a pass with a tile shader is not supported by the RTL engine yet"),
-        "{e}"
-    );
+    // The static selection on the RTL (the tile shader leaves rt2's resolve alone).
+    let rep = on_rtl(&p, &mem, &r, 0xA5 ^ 0x50);
+    assert_eq!(rtl_written(&rep, &r, 2), 32 * 16 * 4, "one sample of rt2");
     // The same selection made by the tile shader (rt2: write-out mode 2 + 2, sample 2, per
     // tile) gives the same image on the model, and the RTL's equals it.
     p.targets[2].writeout = WriteMode::Average;
@@ -789,8 +786,7 @@ fn a6_suppressed_targets_are_never_written() {
 }
 
 /// A7: dynamic per-tile suppression: the tile shader keeps the output of tiles with no
-/// geometry off; their memory stays poison, on the model and on the RTL (64×16: the RTL's
-/// write-out needs rows of a multiple of 128 bytes).
+/// geometry off; their memory stays poison, on the model and on the RTL (64×16).
 #[test]
 fn a7_dynamic_suppression_per_tile() {
     let (w, h) = (64, 16);
@@ -953,7 +949,7 @@ void main() {{
 }
 
 /// A10: two RESOLVEs in one tile; the second reads the first one's output render target
-/// (32×16: the RTL's write-out needs rows of a multiple of 128 bytes).
+/// (32×16).
 #[test]
 fn a10_second_resolve_reads_the_first_output() {
     let m = rect_mesh(
@@ -1039,13 +1035,11 @@ fn a11_region_resolve_tiles() {
 
 /// A12: 4× MSAA: the tile shader reads every sample; write-out by average and by selecting
 /// each sample, statically (the target's mode) and dynamically (the tile shader's write-out
-/// control), against an f64 coverage golden model of the standard sample positions. On the
-/// RTL: the average and the tile shader's selections; a static selection in a pass with a
-/// tile shader is refused (its write-out flags cannot override it).
+/// control, which also undoes a static selection with "average"), against an f64 coverage
+/// golden model of the standard sample positions. Every case also on the RTL.
 #[test]
 fn a12_msaa_average_and_sample_select() {
-    // 32×16 (the RTL's write-out needs rows of a multiple of 128 bytes); the triangle is in
-    // the left tile.
+    // 32×16; the triangle is in the left tile.
     let (w, h) = (32, 16);
     // Vertices on the 1/256 grid (what setup snaps to), off the sample lattice.
     let tri = [
@@ -1069,22 +1063,31 @@ fn a12_msaa_average_and_sample_select() {
         (0.625, 0.875),
     ];
     // (the target's static mode, the mode the tile shader sets, the effective mode)
-    let mut cases: Vec<(WriteMode, Option<u32>, WriteMode)> =
+    let mut cases: Vec<(WriteMode, Option<WriteMode>, WriteMode)> =
         vec![(WriteMode::Average, None, WriteMode::Average)];
     for s in 0..4 {
-        cases.push((WriteMode::Sample(s), None, WriteMode::Sample(s)));
-        cases.push((WriteMode::Average, Some(s), WriteMode::Sample(s)));
+        let sample = WriteMode::Sample(s);
+        cases.push((sample, None, sample));
+        cases.push((WriteMode::Average, Some(sample), sample));
     }
-    for (static_mode, dynamic, mode) in cases {
+    // The tile shader's "average" over a static selection, and one selection over another.
+    let average = WriteMode::Average;
+    cases.push((WriteMode::Sample(1), Some(average), average));
+    cases.push((
+        WriteMode::Sample(3),
+        Some(WriteMode::Sample(0)),
+        WriteMode::Sample(0),
+    ));
+    for (k, (static_mode, dynamic, mode)) in cases.into_iter().enumerate() {
         let m = tri_mesh("t", w, h, tri, 0.5, &fs_const(&[(0, [1.0, 1.0, 1.0, 1.0])]));
         let targets = vec![
             target("rt0", Format::Rgba8, WriteMode::Off),
             target("rt1", Format::Rgba8, static_mode),
         ];
         let select = match dynamic {
-            Some(s) => format!(
+            Some(d) => format!(
                 "if (gl_LocalInvocationIndex == 0u) imageStore(writeout, ivec2(1, 0), uvec4({}u));",
-                WriteMode::Sample(s).code()
+                d.code()
             ),
             None => String::new(),
         };
@@ -1121,21 +1124,13 @@ fn a12_msaa_average_and_sample_select() {
                 assert_eq!(out[y * 32 + x], want, "{mode:?} pixel ({x}, {y})");
             }
         }
-        if static_mode == WriteMode::Average {
-            let rep = on_rtl(&p, &mem, &r, 0xA12 + dynamic.map_or(0, |s| 1 + s as u64));
-            assert_eq!(rtl_written(&rep, &r, 1), 32 * 16 * 4, "{mode:?}");
-        } else {
-            let e = rtl_refuses(&p, &mem, &r);
-            assert!(
-                e.contains("a static sample-select write-out mode in a pass with a tile shader is not supported by the RTL engine yet"),
-                "{e}"
-            );
-        }
+        let rep = on_rtl(&p, &mem, &r, 0xA12 + k as u64);
+        assert_eq!(rtl_written(&rep, &r, 1), 32 * 16 * 4, "{mode:?}");
     }
 }
 
 /// A13: the tile shader reads depth, writes depth, and depth write-out follows its control
-/// (32×16: the RTL's write-out needs rows of a multiple of 128 bytes).
+/// (32×16).
 #[test]
 fn a13_depth_from_the_tile_shader() {
     let mut m = rect_mesh(
@@ -1256,24 +1251,24 @@ void main() {
 }
 
 /// A17: thread grids 16×16 (one pixel each), 4×4 and 8×2 (loops over a region through the
-/// thread ids) give identical images, in a 40×24 frame (partial tiles at the right and
-/// bottom) on the model and in a 32×24 frame on the model and the RTL (whose write-out needs
-/// rows of a multiple of 128 bytes; it refuses the 40-pixel rows with a message saying so).
+/// thread ids) give identical images, in 40×24 and 37×21 frames (partial tiles at the right
+/// and bottom; 37-pixel rows start in the middle of a beat) and a 32×24 frame, on the model
+/// and on the RTL (which writes only the pixels on screen: no byte outside a surface).
 #[test]
 fn a17_thread_grid_variants_agree() {
     let fs = "#version 450
 layout(location = 0) out vec4 o;
 void main() { o = vec4(fract(gl_FragCoord.x * 0.37), fract(gl_FragCoord.y * 0.21), 0.5, 1.0); }";
-    for w in [40, 32] {
-        a17_grids(w, fs);
+    for (w, h) in [(40, 24), (37, 21), (32, 24)] {
+        a17_grids(w, h, fs);
     }
 }
 
-fn a17_grids(w: u32, fs: &str) {
+fn a17_grids(w: u32, h: u32, fs: &str) {
     let m = tri_mesh(
         "t",
         w,
-        24,
+        h,
         [[-3.0, 1.0], [w as f32 + 1.0, 5.0], [9.0, 30.0]],
         0.5,
         fs,
@@ -1299,26 +1294,18 @@ void main() {{
             target("rt0", Format::Rgba8, WriteMode::Off),
             target("rt1", Format::Rgba8, WriteMode::Average),
         ];
-        let mut p = pass(w, 24, 1, targets, vec![m.clone()]);
+        let mut p = pass(w, h, 1, targets, vec![m.clone()]);
         p.resolves.push(resolve(1, &ts, (tx, ty)));
         let mut mem = Memory::new();
         let r = run_pass(&p, &mut mem).unwrap();
         assert_eq!(r.tiles[0].ts_threads, tx * ty);
         images.push(surface(&mem, &r, 1));
-        if w.is_multiple_of(32) {
-            on_rtl(&p, &mem, &r, 0xA17 + u64::from(tx));
-        } else {
-            let e = rtl_refuses(&p, &mem, &r);
-            assert!(
-                e.contains(&format!("plane 1's rows are {} bytes", 4 * w))
-                    && e.contains("multiple of 128"),
-                "{e}"
-            );
-        }
+        let rep = on_rtl(&p, &mem, &r, 0xA17 + u64::from(tx + w));
+        assert_eq!(rtl_written(&rep, &r, 1), u64::from(w * h * 4), "{w}×{h}");
     }
     assert!(images[0].iter().any(|&v| v != 0));
-    assert_eq!(images[0], images[1], "{w}×24: 16×16 and 4×4 threads");
-    assert_eq!(images[0], images[2], "{w}×24: 16×16 and 8×2 threads");
+    assert_eq!(images[0], images[1], "{w}×{h}: 16×16 and 4×4 threads");
+    assert_eq!(images[0], images[2], "{w}×{h}: 16×16 and 8×2 threads");
 }
 
 /// Late depth: a fragment shader that writes depth is tested on the depth it writes.

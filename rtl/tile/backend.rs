@@ -17,7 +17,7 @@ use super::cmd::{tile_cmd, CmdCounters, CmdIn, TileList, TsLaunch, FENCE_PRIM};
 use super::mem_port::{MemReq, MemResp};
 use super::top::{raster, RasterIn};
 use super::writeout::{tile_writeout, WoConfig, WoFlags, WriteoutIn};
-use super::{PixelReq, QuadFrag, TileCfg, TsReq, TsResp, WoResp, ZResp};
+use super::{visible_extent, PixelReq, QuadFrag, TileCfg, TsReq, TsResp, WoResp, ZResp};
 use rendergen_hdl::{pack, unpack, Io, Module, Sig, Stream};
 
 /// What [`mem_arbiter`] takes.
@@ -151,6 +151,19 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
     };
     let cmd = m.child("tile_cmd", cfg, cmd_in, tile_cmd);
 
+    // The current tile, for the fragment side (quads carry only their place in the tile)
+    // and the rasteriser's scissor: the tile's part on screen.
+    let (tbv, tb, tbr) = cmd.tile_begin.split();
+    let (tile_begin, tb_ready) = Stream::offer(m, "tile_begin_tap", tbv, tb.clone());
+    tbr.drive(tb_ready);
+    let begin_fire = tbv & tb_ready;
+    let tile = [("tile_x", tb.tile_x), ("tile_y", tb.tile_y)].map(|(name, t)| {
+        let r = m.reg(name, t.width()).reset(0);
+        r.next_when(begin_fire, t);
+        r.q()
+    });
+    let visible = visible_extent(m, (tile[0], tile[1]), (config.width, config.height));
+
     let pass = ZResp {
         pass: cfg.lanes() as u32,
     };
@@ -164,6 +177,8 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
             z_resp,
             late: late_depth,
             late_done: late_done.sig(),
+            visible_col: visible.last_col,
+            visible_row: visible.last_row,
         },
         raster,
     );
@@ -190,16 +205,6 @@ pub fn tile_backend(m: &mut Module, cfg: &TileCfg, i: BackendIn) -> BackendOut {
         },
         tile_writeout,
     );
-    // The current tile, for the fragment side (quads carry only their place in the tile).
-    let (tbv, tb, tbr) = cmd.tile_begin.split();
-    let (tile_begin, tb_ready) = Stream::offer(m, "tile_begin_tap", tbv, tb.clone());
-    tbr.drive(tb_ready);
-    let begin_fire = tbv & tb_ready;
-    let tile = [("tile_x", tb.tile_x), ("tile_y", tb.tile_y)].map(|(name, t)| {
-        let r = m.reg(name, t.width()).reset(0);
-        r.next_when(begin_fire, t);
-        r.q()
-    });
     let buffer_in = BufferIn {
         tile_begin,
         z_req: r.z_req,

@@ -259,7 +259,7 @@ fn fence(m: &mut Module) -> TriSetup {
 ///   every quad that left is retired (`outstanding` = quads out − quads retired = 0). Only then
 ///   is the launch (or write-out) offered; no triangle is offered from the fence until
 ///   `ts_done` is taken, and drawing resumes with the next command.
-/// * **Write-out flags:** all planes on, averaged, at TILE_BEGIN; replaced by each `ts_done`.
+/// * **Write-out flags:** all planes on with their static resolve (no plane `set`) at TILE_BEGIN; replaced by each `ts_done`.
 /// * **Timing:** a command of `n` words takes `n` clocks from the FIFO, then its action (the
 ///   next command is collected once it is taken): a DRAW offers its triangle 11 clocks after
 ///   the previous one was taken when the FIFO is ahead and nothing stalls; the first command of

@@ -141,10 +141,9 @@
 //!
 //! # Not here (open work, documented in the README)
 //! One shader core runs the vertex, fragment and tile-shader warps (spec A16); an engine with
-//! several cores is not built (no scene, model or driver setting asks for one). A static
-//! sample-select write-out mode in a pass with a tile shader (the tile shader's write-out
-//! flags carry no "set" bit, so its "average" could not override it; the driver refuses the
-//! pass). Write-out rows must be a multiple of 128 bytes (the driver refuses other widths).
+//! several cores is not built (no scene, model or driver setting asks for one). The
+//! blend-state and late-depth tables have [`FragCfg::states`] entries (the driver refuses a
+//! pass with more meshes than that).
 use super::backend::{tile_backend, BackendIn};
 use super::cmd::TileList;
 use super::core_mem::{

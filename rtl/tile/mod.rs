@@ -56,7 +56,45 @@ pub mod top;
 pub mod vertex;
 pub mod writeout;
 
-use rendergen_hdl::{clog2, Bundle, Module, Sig};
+use rendergen_hdl::{cat, clog2, Bundle, Module, Sig};
+
+/// The part of a tile inside the screen (the scissor of the right and bottom edges' partial
+/// tiles): its last column and row, 0 ..= 15 (15 for a whole tile), and whether the tile lies
+/// wholly outside.
+pub struct VisibleExtent {
+    /// Last column of the tile inside the screen, 4 bits.
+    pub last_col: Sig,
+    /// Last row of the tile inside the screen, 4 bits.
+    pub last_row: Sig,
+    /// The tile's origin is at or beyond the screen's width or height (nothing of it is on
+    /// screen; `last_col`/`last_row` then say 15).
+    pub outside: Sig,
+}
+
+/// [`VisibleExtent`] of tile `(tile_x, tile_y)` (in tiles) on a `width × height` screen
+/// (pixels); the frame model's `visible_extent` in `sim/models/tile/raster.rs`.
+/// Combinational: two subtractions and comparisons.
+pub fn visible_extent(
+    m: &mut Module,
+    (tile_x, tile_y): (Sig, Sig),
+    (width, height): (Sig, Sig),
+) -> VisibleExtent {
+    let mut last = |size: Sig, tile: Sig| {
+        let w = size.width().max(tile.width() + 4) + 1;
+        let origin = cat(&[tile, m.lit(0, 4)]).zext(w);
+        let size = size.zext(w);
+        let rem = size - origin - 1u64;
+        let last = rem.ge(15u64).mux(m.lit(15, 4), rem.bits(3, 0));
+        (last, origin.ge(size))
+    };
+    let (last_col, out_x) = last(width, tile_x);
+    let (last_row, out_y) = last(height, tile_y);
+    VisibleExtent {
+        last_col,
+        last_row,
+        outside: out_x | out_y,
+    }
+}
 
 /// Format of a colour render target (code in parentheses, as in the `formats` parameter).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

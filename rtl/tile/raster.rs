@@ -264,14 +264,34 @@ pub fn int_to_f32(m: &mut Module, x: Sig) -> Sig {
     magnitude.eq(0).mux(m.lit(0, 32), bits)
 }
 
-/// Walks (child `walk`), evaluates (child `eval`) and drops empty quads: set-up triangles in,
-/// covered quads out (coverage before the depth test).
-pub fn raster_front(m: &mut Module, cfg: &TileCfg, tri: Stream<TriSetup>) -> Stream<CoveredQuad> {
+/// Walks (child `walk`), evaluates (child `eval`), clips to the screen and drops empty quads:
+/// set-up triangles in, covered quads out (coverage before the depth test). `visible` is the
+/// current tile's last column and row on screen (4 bits each, [`super::visible_extent`]):
+/// lanes of pixels beyond them are not covered (the scissor of the right and bottom edges'
+/// partial tiles; the frame model's `rasterise_visible`). It must hold its value while the
+/// tile's triangles pass (the back end changes it only at TILE_BEGIN, when the previous tile
+/// has drained).
+pub fn raster_front(
+    m: &mut Module,
+    cfg: &TileCfg,
+    tri: Stream<TriSetup>,
+    visible: [Sig; 2],
+) -> Stream<CoveredQuad> {
     let walked = m.child("walk", cfg, tri, quad_walk);
     let evaluated = m.child("eval", cfg, walked, |m, cfg, walked| {
         pipeline(m, "eval", walked, |m, st, w| quad_eval(m, cfg, st, w))
     });
-    let (valid, q, ready) = evaluated.split();
+    let (valid, mut q, ready) = evaluated.split();
+    let [last_col, last_row] = visible;
+    let lanes: Vec<Sig> = (0..cfg.lanes())
+        .map(|lane| {
+            let pixel = (lane / cfg.samples as usize) as u64;
+            let px = cat(&[q.frag.qx, m.lit(pixel & 1, 1)]);
+            let py = cat(&[q.frag.qy, m.lit(pixel >> 1, 1)]);
+            px.le(last_col) & py.le(last_row)
+        })
+        .collect();
+    q.frag.coverage = q.frag.coverage & cat_lsb_first(&lanes);
     let covered = q.frag.coverage.any();
     let (out, out_ready) = Stream::offer(m, "covered", valid & covered, q);
     ready.drive(out_ready | !covered);

@@ -193,7 +193,7 @@ pub struct SpecIn {
     pub spec_req: Stream<SpecReq>,
     /// The tile buffer's answers.
     pub ts_resp: Stream<TsResp>,
-    /// TILE_BEGIN was taken: the write-out flags return to all on, averaged.
+    /// TILE_BEGIN was taken: the write-out flags return to all on, with the static resolve.
     pub tile_begin: Sig,
 }
 
@@ -432,6 +432,7 @@ pub fn spec_bridge(m: &mut Module, cfg: &FragCfg, i: SpecIn) -> SpecOut {
     let all_on = (1u64 << planes) - 1;
     let enable = m.reg("wo_enable", planes as u32).reset(all_on);
     let select = m.reg("wo_select", planes as u32).reset(0);
+    let set = m.reg("wo_set", planes as u32).reset(0);
     let samples: Vec<_> = (0..planes)
         .map(|p| m.reg(&format!("wo_sample_{p}"), 2).reset(0))
         .collect();
@@ -456,8 +457,10 @@ pub fn spec_bridge(m: &mut Module, cfg: &FragCfg, i: SpecIn) -> SpecOut {
         &|p, old| (set_wo & hwo_index.eq(p as u64)).mux(mode.ge(2), old),
         select.q(),
     );
+    let new_set = bits_with(&|p, old| (set_wo & hwo_index.eq(p as u64)) | old, set.q());
     enable.next(i.tile_begin.mux(m.lit(all_on, planes as u32), new_enable));
     select.next(i.tile_begin.mux(m.lit(0, planes as u32), new_select));
+    set.next(i.tile_begin.mux(m.lit(0, planes as u32), new_set));
 
     // Errors, in request order.
     let failed = needs_answer & got.error;
@@ -483,6 +486,7 @@ pub fn spec_bridge(m: &mut Module, cfg: &FragCfg, i: SpecIn) -> SpecOut {
         ts_req,
         flags: WoFlags {
             enable: enable.q(),
+            set: set.q(),
             select: select.q(),
             sample: samples.iter().map(|r| r.q()).collect(),
         },

@@ -16,6 +16,11 @@ pub struct RasterIn {
     pub late: Sig,
     /// The tile buffer did a late depth test ([`EarlyZIn::late_done`]).
     pub late_done: Sig,
+    /// The current tile's last column on screen, 4 bits (15: the whole tile;
+    /// [`raster_front`]'s scissor).
+    pub visible_col: Sig,
+    /// The current tile's last row on screen, 4 bits.
+    pub visible_row: Sig,
 }
 
 /// What the rasteriser gives.
@@ -30,8 +35,9 @@ pub struct RasterOut {
 /// The rasteriser with its early depth test: set-up triangles in, quad fragments out.
 ///
 /// * **Protocol:** stream rules on every stream; quads in triangle order, row-major inside a
-///   triangle; nothing lost, a quad dropped only when no lane is covered or none passed the
-///   depth test; `z_resp` answers `z_req` in order.
+///   triangle; nothing lost, a quad dropped only when no lane is covered (lanes of pixels
+///   beyond the tile's `visible_col`/`visible_row`, the screen's edge, are not) or none passed
+///   the depth test; `z_resp` answers `z_req` in order.
 /// * **Timing:** one covered quad per clock: the walker visits only quads a per-row edge test
 ///   flags (a flagged quad may be empty; a row with none costs one idle clock). Measured with
 ///   `tile_buffer`, no back-pressure (`cargo test -p rendergen-testbenches --test testbenches
@@ -48,7 +54,7 @@ pub struct RasterOut {
 ///   `quad_walk` 11,432 / 495, `early_z` 5,738 / 3,236); the top 323,082 cells, 66,697
 ///   flip-flops, 74 gate levels.
 pub fn raster(m: &mut Module, cfg: &TileCfg, i: RasterIn) -> RasterOut {
-    let quads = raster_front(m, cfg, i.tri);
+    let quads = raster_front(m, cfg, i.tri, [i.visible_col, i.visible_row]);
     let z_resp = i.z_resp;
     let (late, late_done) = (i.late, i.late_done);
     let out = m.child(
@@ -153,6 +159,8 @@ pub fn tile_raster_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
             z_resp,
             late,
             late_done: late_done.sig(),
+            visible_col: m.input("visible_col", 4),
+            visible_row: m.input("visible_row", 4),
         };
         let r = m.child("raster", cfg, ri, raster);
         m.output_stream("quad", r.quad);

@@ -12,7 +12,9 @@
 //!   single-beat read with a nonzero strobe, a narrow read; other reads count every byte of
 //!   their beats); loads through
 //!   [`MemoryAgent::load`] are not traffic. [`MemoryAgent::assert_not_written`] is the
-//!   assertion "no byte written in region R".
+//!   assertion "no byte written in region R"; [`MemoryAgent::stray_writes`] counts the bytes
+//!   written outside every region (once regions are declared, a design that writes there has
+//!   overrun a buffer).
 //! * **Protocol checks** (reported by [`MemoryAgent::check`]): beat alignment, bursts inside
 //!   the memory and not crossing 4 KiB, write bursts contiguous with a constant address and
 //!   length and `last` exactly on the final beat, the transfer rules on `mem_resp`'s consumer
@@ -132,6 +134,7 @@ pub struct MemoryAgent {
     errors: Vec<String>,
     write_bursts: u64,
     reads: u64,
+    stray: (u64, Option<u64>),
 }
 
 impl MemoryAgent {
@@ -175,6 +178,7 @@ impl MemoryAgent {
             errors: Vec::new(),
             write_bursts: 0,
             reads: 0,
+            stray: (0, None),
             ports,
             cfg,
         })
@@ -215,6 +219,34 @@ impl MemoryAgent {
                 r.base,
                 r.base + r.len
             ))),
+        }
+    }
+
+    /// Bytes written through the port outside every declared region, and the first such
+    /// address (none when no region is declared: then nothing is "outside").
+    pub fn stray_writes(&self) -> (u64, Option<u64>) {
+        self.stray
+    }
+
+    /// The assertion "every byte written through the port lies in a declared region".
+    pub fn assert_no_stray_writes(&self) -> Result<(), TbError> {
+        match self.stray {
+            (_, None) => Ok(()),
+            (n, Some(a)) => {
+                let near = (self.regions.iter())
+                    .filter(|r| r.base + r.len <= a)
+                    .max_by_key(|r| r.base + r.len)
+                    .map_or(String::new(), |r| {
+                        format!(
+                            " ({} bytes past the end of region `{}`)",
+                            a + 1 - (r.base + r.len),
+                            r.name
+                        )
+                    });
+                Err(TbError::new(format!(
+                    "memory: {n} bytes written outside every region, the first at {a:#x}{near}"
+                )))
+            }
         }
     }
 
@@ -268,10 +300,12 @@ impl MemoryAgent {
     }
 
     fn count(&mut self, addr: u64, n: u64, write: bool) {
+        let mut inside = 0;
         for r in &mut self.regions {
             let lo = addr.max(r.base);
             let hi = (addr + n).min(r.base + r.len);
             if lo < hi {
+                inside += hi - lo;
                 if write {
                     r.written_bytes += hi - lo;
                     r.first_write.get_or_insert(lo);
@@ -279,6 +313,10 @@ impl MemoryAgent {
                     r.read_bytes += hi - lo;
                 }
             }
+        }
+        if write && inside < n && !self.regions.is_empty() {
+            self.stray.0 += n - inside;
+            self.stray.1.get_or_insert(addr);
         }
     }
 

@@ -61,6 +61,7 @@ fn lit(v: u64, x: u32, y: u32) -> u64 {
 fn flags_of(k: usize) -> WoFlags<u64> {
     WoFlags {
         enable: if k.is_multiple_of(2) { 0b010 } else { 0b011 },
+        set: 0,
         select: 0,
         sample: vec![0; 3],
     }
@@ -151,6 +152,8 @@ fn drive(
         mem.region(&format!("plane{p}"), base(p), 0x1_0000);
     }
     sim.poke(sim.input("config_enable")?, static_enable);
+    sim.poke(sim.input("config_width")?, WIDTH as u64);
+    sim.poke(sim.input("config_height")?, 16 * TILES.1 as u64);
     for p in 0..planes {
         sim.poke(sim.input(&format!("config_base_{p}"))?, base(p));
         sim.poke(sim.input(&format!("config_pitch_{p}"))?, PITCH as u64);
@@ -213,6 +216,7 @@ fn drive(
         draw(&mut list, &mut model, &mut rng, draws);
         let mut flags = WoFlags {
             enable: 0b111,
+            set: 0,
             select: 0,
             sample: vec![0; 3],
         };

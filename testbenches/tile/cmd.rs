@@ -309,6 +309,7 @@ fn drive(
         }
         let mut flags = WoFlags {
             enable: (1 << cfg.planes()) - 1,
+            set: 0,
             select: 0,
             sample: vec![0; cfg.planes()],
         };
@@ -351,6 +352,7 @@ fn drive(
                     boards[2].expect(flatten(&l, &TsLaunch::SHAPE));
                     flags = WoFlags {
                         enable: rng.below(1 << cfg.planes()),
+                        set: rng.below(1 << cfg.planes()),
                         select: rng.below(1 << cfg.planes()),
                         sample: (0..cfg.planes()).map(|_| rng.below(4)).collect(),
                     };

@@ -506,8 +506,7 @@ fn engine_cosimulates_image_loads() {
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
-/// `lit_model.json` at 32 × `height` pixels (a width of 32 keeps RGBA8 rows a multiple of
-/// 128 bytes, as the write-out needs).
+/// `lit_model.json` at 32 × `height` pixels.
 pub(super) fn lit_model_at(height: u32) -> rendergen_gen::raster::RasterScene {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gen/raster/scenes");
     let mut text = std::fs::read_to_string(dir.join("lit_model.json")).expect("lit_model.json");

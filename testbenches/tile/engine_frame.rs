@@ -27,7 +27,7 @@ fn scenes() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../gen/raster/scenes")
 }
 
-/// `lit_model.json` at 32×16 (two tiles; RGBA8 rows of 128 bytes, as the write-out needs).
+/// `lit_model.json` at 32×16 (two tiles).
 fn lit_model_small() -> RasterScene {
     let text = std::fs::read_to_string(scenes().join("lit_model.json")).expect("lit_model.json");
     assert!(text.contains("\"width\": 96,") && text.contains("\"height\": 64,"));

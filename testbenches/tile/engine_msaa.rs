@@ -275,26 +275,36 @@ fn engine_at_4x_lint_clean() {
     super::buffer::assert_lint_clean(&tile_engine_top(&cfg).unwrap_or_else(|e| panic!("{e}")));
 }
 
-/// A static sample choice in a pass with a tile shader is refused with a message (the tile
-/// shader's flags could not say "average" over it), before any simulation.
+/// Every static mode beside a tile shader (which leaves the write-out alone, so the static
+/// sample choice stands), on a 37×21 screen: partial tiles at the right and bottom edges,
+/// rows that start in the middle of a beat. Under memory back-pressure the surfaces equal the
+/// model's, each plane wrote exactly its visible pixels' bytes, and nothing is written outside
+/// a surface (the driver's stray-write check).
 #[test]
-fn a_static_sample_choice_with_a_tile_shader_is_refused() {
-    use rendergen_gen::raster::rtl::run_pass_rtl;
+fn static_modes_beside_a_tile_shader_on_a_partial_screen() {
     use rendergen_sim::models::tile::frame::Resolve;
     let mut pass = scene(0x4a8);
+    (pass.width, pass.height) = (37, 21);
     pass.resolves.push(Resolve {
         after: 2,
         program: program("end\n"),
         threads: (16, 16),
         rect: None,
     });
-    let mut mem = Memory::new();
-    let res = run_pass(&pass, &mut mem).unwrap_or_else(|e| panic!("model: {e}"));
-    let e = run_pass_rtl(&pass, &mem, &res, &RtlOptions::default())
-        .expect_err("a static sample select beside a tile shader");
-    assert!(
-        e.contains("static sample-select write-out mode in a pass with a tile shader"),
-        "{e}"
+    let opts = RtlOptions {
+        seed: 0x78,
+        latency: (1, 24),
+        stall: 0.3,
+        gap: 0.3,
+        ..RtlOptions::default()
+    };
+    let (_, _, res, counters) = check(&pass, &opts);
+    assert_eq!(res.tiles.len(), 6, "3 × 2 tiles");
+    let pixels = 37 * 21;
+    assert_eq!(
+        counters,
+        vec![pixels * 4 * 4, pixels * 4, pixels * 4, 0, pixels * 4 * 4],
+        "bytes written per plane: every sample, one sample, the mean, off, every sample"
     );
 }
 

@@ -8,7 +8,7 @@ use rendergen_rtl::tile::{
 };
 use rendergen_sim::kit::{InOrder, Rng, StreamSink, StreamSource, TbError, TestRun, Watchdog};
 use rendergen_sim::models::tile::buffer::{Format, TileBuffer};
-use rendergen_sim::models::tile::raster::rasterise;
+use rendergen_sim::models::tile::raster::{rasterise, rasterise_visible, visible_lanes};
 use rendergen_sim::models::tile::setup::{self as model, setup, CompareOp, RasterState};
 use rendergen_sim::models::tile::DEPTH_MAX;
 use rendergen_sim::Simulator;
@@ -67,13 +67,38 @@ pub fn run_late(
     cosim: bool,
     late: u16,
 ) -> RasterRun {
+    run_visible(cfg, seed, tile, tris, (gap, stall), cosim, late, (15, 15))
+}
+
+/// [`run_late`] on a tile of which only columns `0..=visible.0` and rows `0..=visible.1` are
+/// on screen (the `visible_col`/`visible_row` inputs): against the model's
+/// `rasterise_visible`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_visible(
+    cfg: &TileCfg,
+    seed: u64,
+    tile: (u32, u32),
+    tris: &[model::TriSetup],
+    (gap, stall): (f64, f64),
+    cosim: bool,
+    late: u16,
+    visible: (u32, u32),
+) -> RasterRun {
     let design = tile_raster_top(cfg).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = Simulator::new(&design).unwrap_or_else(|e| panic!("{e}"));
     let tb = TestRun::start(&mut sim, "tile_raster", seed);
     if cosim {
         sim.start_recording();
     }
-    let result = drive(&mut sim, cfg, seed, tile, tris, (gap, stall), late);
+    let result = drive(
+        &mut sim,
+        cfg,
+        seed,
+        (tile, visible),
+        tris,
+        (gap, stall),
+        late,
+    );
     let r = tb.check(&mut sim, result);
     if cosim {
         cosim_prefix(&design, &mut sim);
@@ -92,7 +117,7 @@ fn drive(
     sim: &mut Simulator,
     cfg: &TileCfg,
     seed: u64,
-    tile: (u32, u32),
+    (tile, visible): ((u32, u32), (u32, u32)),
     tris: &[model::TriSetup],
     (gap, stall): (f64, f64),
     late: u16,
@@ -111,7 +136,7 @@ fn drive(
     let mut board = InOrder::new();
     let mut expected = 0;
     for t in tris {
-        for mut q in rasterise(t, cfg.samples) {
+        for mut q in rasterise_visible(t, cfg.samples, visible) {
             let pass = match is_late(t) {
                 true => q.coverage,
                 false => buffer.depth_test(&q, t.depth_op, t.depth_write),
@@ -162,6 +187,10 @@ fn drive(
         .input("late_depth")
         .map_err(|e| TbError::new(e.to_string()))?;
     sim.poke(late_in, late as u64);
+    for (name, v) in [("visible_col", visible.0), ("visible_row", visible.1)] {
+        let port = sim.input(name).map_err(|e| TbError::new(e.to_string()))?;
+        sim.poke(port, v.into());
+    }
     sim.reset(1);
     // The triangles follow the TILE_BEGIN once it is taken (its 64 clear cycles are done).
     Watchdog::new(200, seed).run_until(sim, "TILE_BEGIN taken", |sim| {
@@ -342,6 +371,45 @@ fn random_triangles_1x_match_model_and_cosimulate() {
     let tris = random_tris(&mut rng, tile, 40);
     let r = run(&small_cfg(), rng.next_u64(), tile, &tris, (0.2, 0.3), true);
     assert!(r.quads > 60, "only {} quads", r.quads);
+}
+
+/// The screen's scissor: on the partial tiles of a 37×21 screen (and a one-pixel column and
+/// row), no lane beyond the tile's last visible column or row is covered, quads left empty are
+/// dropped, and the rest equals the model's `rasterise_visible`; at 1× co-simulated.
+#[test]
+fn partial_tiles_cover_only_the_screen() {
+    let mut rng = Rng::from_env_or(0x5c15);
+    let cfg4 = TileCfg {
+        samples: 4,
+        formats: vec![RtFormat::Rgba8],
+    };
+    for (k, (visible, cfg, cosim)) in [
+        ((4, 15), &cfg4, false),
+        ((15, 4), &cfg4, false),
+        ((4, 4), &small_cfg(), true),
+        ((0, 0), &cfg4, false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let tile = (2, 1);
+        let tris = random_tris(&mut rng, tile, 30);
+        let r = run_visible(
+            cfg,
+            rng.next_u64(),
+            tile,
+            &tris,
+            (0.2, 0.3),
+            cosim,
+            0,
+            visible,
+        );
+        assert!(r.quads > 0, "case {k}: no quad on screen");
+        for &(qx, qy, cov) in &r.coverage {
+            let lanes = visible_lanes(qx, qy, cfg.samples, visible);
+            assert_eq!(cov & !lanes, 0, "case {k}: quad ({qx}, {qy}) off screen");
+        }
+    }
 }
 
 #[test]

@@ -54,6 +54,7 @@ struct Req {
 #[derive(Clone, Debug, PartialEq)]
 struct Flags {
     enable: u64,
+    set: u64,
     select: u64,
     sample: Vec<u64>,
 }
@@ -124,6 +125,7 @@ impl PortModel {
                         let bit = 1u64 << i;
                         let f = &mut self.flags;
                         f.enable = (f.enable & !bit) | ((r.b != 0) as u64) << i;
+                        f.set |= bit;
                         f.select = (f.select & !bit) | ((r.b >= 2) as u64) << i;
                         if r.b >= 2 {
                             f.sample[i] = (r.b - 2) as u64;
@@ -319,6 +321,7 @@ fn drive(
         formats: formats.clone(),
         flags: Flags {
             enable: (1 << planes) - 1,
+            set: 0,
             select: 0,
             sample: vec![0; planes],
         },
@@ -428,6 +431,7 @@ fn drive(
     };
     let got = Flags {
         enable: peek(sim, "flags_enable")?,
+        set: peek(sim, "flags_set")?,
         select: peek(sim, "flags_select")?,
         sample: (0..planes)
             .map(|k| peek(sim, &format!("flags_sample_{k}")))

@@ -199,8 +199,12 @@ pub struct TileJob {
     pub tile: (u32, u32),
     /// Dynamic enable per plane.
     pub enable: u64,
-    /// Sample select per plane (else the mean).
+    /// The tile's own resolve of each plane where it set one (`set`): a sample, or `None`
+    /// for the mean.
     pub select: Vec<Option<usize>>,
+    /// Planes whose resolve the tile set (bit `p`, `WoFlags::set`); the others keep their
+    /// static choice.
+    pub set: u64,
 }
 
 /// The static write-out configuration (`WoConfig`'s modes).
@@ -210,17 +214,28 @@ pub struct Statics {
     pub enable: u64,
     /// Planes storing every sample (4 samples only).
     pub all: u64,
-    /// Static sample select per plane (else the mean), unless the tile chose one.
+    /// Static sample select per plane (else the mean), where the tile did not set its own.
     pub select: Vec<Option<usize>>,
+    /// Screen width and height in pixels (`config_width`, `config_height`): tiles at the
+    /// right and bottom edges may be partial, tiles beyond them are not written at all.
+    pub screen: (u32, u32),
+    /// Bytes of padding at the end of each image row (0: rows of exactly `width` pixels).
+    pub pad: usize,
 }
 
+/// The whole `TILES` grid on screen.
+const FULL: (u32, u32) = (TILES.0 * 16, TILES.1 * 16);
+
 impl Statics {
-    /// Only enables: every other plane averaged.
+    /// Only enables: every other plane averaged; the whole grid on screen, rows padded by
+    /// 128 bytes.
     pub fn enables(cfg: &TileCfg, enable: u64) -> Statics {
         Statics {
             enable,
             all: 0,
             select: vec![None; cfg.planes()],
+            screen: FULL,
+            pad: 128,
         }
     }
 
@@ -229,10 +244,10 @@ impl Statics {
         cfg.samples == 4 && self.all >> p & 1 != 0
     }
 
-    /// Bytes from one row of plane `p`'s image to the next (padded by 128 bytes).
+    /// Bytes from one image row to the next (`width` pixels and the padding).
     fn pitch(&self, cfg: &TileCfg, p: usize) -> usize {
         let per_pixel = bpp(cfg, p) * if self.every(cfg, p) { 4 } else { 1 };
-        TILES.0 as usize * 16 * per_pixel + 128
+        self.screen.0 as usize * per_pixel + self.pad
     }
 }
 
@@ -281,8 +296,8 @@ fn drive(
     let static_enable = statics.enable;
     let mut rng = Rng::new(seed);
     let planes = cfg.planes();
-    let height = TILES.1 as usize * 16;
-    // Plane p's image at (p + 1) · 128 KiB, rows padded by 128 bytes.
+    let (width, height) = (statics.screen.0 as usize, statics.screen.1 as usize);
+    // Plane p's image at (p + 1) · 128 KiB, rows padded by `statics.pad` bytes.
     let base: Vec<usize> = (0..planes).map(|p| 0x2_0000 * (p + 1)).collect();
     let pitch: Vec<usize> = (0..planes).map(|p| statics.pitch(cfg, p)).collect();
     let mem_cfg = MemCfg {
@@ -296,10 +311,13 @@ fn drive(
         seed: rng.next_u64(),
     };
     let mut mem = MemoryAgent::new(sim, "mem", mem_cfg)?;
+    // Each plane's region is exactly its image: a byte written past it is a stray write.
     for (p, b) in base.iter().enumerate() {
-        mem.region(&format!("plane{p}"), *b as u64, 0x2_0000);
+        mem.region(&format!("plane{p}"), *b as u64, (pitch[p] * height) as u64);
     }
     // Configuration registers.
+    sim.poke(sim.input("config_width")?, statics.screen.0.into());
+    sim.poke(sim.input("config_height")?, statics.screen.1.into());
     let en = sim.input("config_enable")?;
     sim.poke(en, static_enable);
     let all = sim.input("config_all")?;
@@ -347,11 +365,17 @@ fn drive(
             for (pix, samples) in tile[p].iter().enumerate() {
                 let x = job.tile.0 as usize * 16 + pix % 16;
                 let y = job.tile.1 as usize * 16 + pix / 16;
+                if x >= width || y >= height {
+                    continue;
+                }
                 // Every sample: the model's `((y·W + x)·S + s)·bytes` (rows padded here).
                 let values = match statics.every(cfg, p) {
                     true => samples.clone(),
                     false => {
-                        let select = job.select[p].or(statics.select[p]);
+                        let select = match job.set >> p & 1 {
+                            1 => job.select[p],
+                            _ => statics.select[p],
+                        };
                         vec![resolve_ref(cfg, p, samples, select)]
                     }
                 };
@@ -364,6 +388,7 @@ fn drive(
         }
         let flags = WoFlags {
             enable: job.enable,
+            set: (0..planes).map(|p| (job.set >> p & 1) << p).sum(),
             select: (0..planes)
                 .map(|p| (job.select[p].is_some() as u64) << p)
                 .sum(),
@@ -416,6 +441,7 @@ fn drive(
         return Err(TbError::new("a tile was taken with work left"));
     }
     mem.check()?;
+    mem.assert_no_stray_writes()?;
     for p in 0..planes {
         let got = mem.bytes(base[p] as u64, image[p].len());
         if let Some(at) = (0..got.len()).find(|&a| got[a] != image[p][a]) {
@@ -452,18 +478,26 @@ fn drive(
     })
 }
 
-/// `n` tiles in screen order with random dynamic flags.
+/// `n` tiles in screen order with random dynamic flags: a plane's resolve set by the tile in
+/// about half of them (a chosen sample, or the mean over a static sample choice).
 fn random_jobs(rng: &mut Rng, cfg: &TileCfg, n: usize) -> Vec<TileJob> {
     (0..n)
-        .map(|k| TileJob {
-            tile: (k as u32 % TILES.0, k as u32 / TILES.0 % TILES.1),
-            enable: rng.below(1 << cfg.planes()) | 1,
-            select: (0..cfg.planes())
+        .map(|k| {
+            let select: Vec<Option<usize>> = (0..cfg.planes())
                 .map(|_| {
                     rng.chance(0.4)
                         .then(|| rng.below(cfg.samples as u64) as usize)
                 })
-                .collect(),
+                .collect();
+            let set = (0..cfg.planes())
+                .map(|p| ((select[p].is_some() || rng.chance(0.2)) as u64) << p)
+                .sum();
+            TileJob {
+                tile: (k as u32 % TILES.0, k as u32 / TILES.0 % TILES.1),
+                enable: rng.below(1 << cfg.planes()) | 1,
+                select,
+                set,
+            }
         })
         .collect()
 }
@@ -516,6 +550,7 @@ fn suppressed_planes_are_never_written() {
             tile: (k, 1),
             enable: 0b00001,
             select: vec![None; 5],
+            set: 0,
         })
         .collect();
     let r = run(
@@ -595,6 +630,7 @@ fn writeout_static_modes_at_4x() {
         enable: 0b10111,
         all: 0b10011,
         select: vec![None, None, Some(2), Some(1), None],
+        ..Statics::enables(&cfg, 0)
     };
     let r = run(&cfg, rng.next_u64(), &statics, &jobs, (0.3, 0.3), false);
     assert_eq!(r.bytes[3], 0, "RG16F is statically off");
@@ -620,12 +656,14 @@ fn writeout_every_sample_counts_bytes() {
             tile: (k + 1, 0),
             enable: 0b11,
             select: vec![None; 2],
+            set: 0,
         })
         .collect();
     let statics = Statics {
         enable: 0b01,
         all: 0b01,
         select: vec![None; 2],
+        ..Statics::enables(&cfg, 0)
     };
     let r = run(&cfg, rng.next_u64(), &statics, &jobs, (0.0, 0.0), false);
     assert_eq!(r.bytes, vec![2 * 256 * 16, 0]);
@@ -646,8 +684,43 @@ fn writeout_static_modes_cosimulate() {
         enable: 0b1111,
         all: 0b1001,
         select: vec![None, Some(3), None, None],
+        ..Statics::enables(&cfg, 0)
     };
     run(&cfg, rng.next_u64(), &statics, &jobs, (0.2, 0.2), true);
+}
+
+/// Screens that are not whole tiles, with rows of exactly `width` pixels: 37×21 at 4× (every
+/// format; planes storing every sample, a static sample choice, the mean; tiles (3, _) wholly
+/// off screen) and 23×9 at 1× co-simulated. Only the visible pixels are written — each
+/// plane's region is exactly its image, so a byte past a row's end or the last row is a
+/// stray write — and rows starting in the middle of a beat (odd pixel addresses), bursts
+/// split at 128-byte boundaries and the strobed byte counts all hold.
+#[test]
+fn partial_tiles_write_only_the_screen() {
+    let mut rng = Rng::from_env_or(0x9a27);
+    let cfg = TileCfg::default();
+    let jobs = random_jobs(&mut rng, &cfg, 8);
+    let statics = Statics {
+        enable: 0b11111,
+        all: 0b10010,
+        select: vec![Some(1), None, Some(3), None, None],
+        screen: (37, 21),
+        pad: 0,
+    };
+    let r = run(&cfg, rng.next_u64(), &statics, &jobs, (0.3, 0.3), false);
+    assert!(r.bytes.iter().all(|&b| b > 0), "{:?}", r.bytes);
+    let small = super::small_cfg();
+    let jobs = random_jobs(&mut rng, &small, 8);
+    let statics = Statics {
+        screen: (23, 9),
+        pad: 0,
+        ..Statics::enables(&small, 0b111)
+    };
+    let r = run(&small, rng.next_u64(), &statics, &jobs, (0.2, 0.2), true);
+    // RGBA8 plane 0: its 23×9 pixels over the tiles (0, 0) and (1, 0) of the jobs.
+    let on = |t: (u32, u32)| jobs.iter().any(|j| j.tile == t && j.enable & 1 != 0);
+    let want = (on((0, 0)) as u64 * 16 + on((1, 0)) as u64 * 7) * 9 * 4;
+    assert_eq!(r.bytes[0], want);
 }
 
 #[test]

@@ -14,6 +14,7 @@ layout(std430, binding = 9) readonly buffer Lights {
 };
 layout(binding = 10) uniform Scene {
     vec4 ambient;
+    vec4 screen; // width, height in pixels
     uint samples;
 };
 vec3 shade(vec3 albedo, vec3 n, vec3 p, float geometry) {
@@ -30,12 +31,16 @@ vec3 shade(vec3 albedo, vec3 n, vec3 p, float geometry) {
 }
 void main() {
     ivec2 p = ivec2(gl_GlobalInvocationID.xy);
-    for (uint s = 0u; s < samples; s++) {
-        ivec3 q = ivec3(p, int(s));
-        vec4 a = imageLoad(albedo_rt, q);
-        vec4 n = imageLoad(normal_rt, q);
-        vec4 w = imageLoad(position_rt, q);
-        imageStore(lit_rt, q, vec4(shade(a.rgb, n.xyz, w.xyz, n.w), 1.0));
+    // The threads of an edge tile's pixels off screen have nothing to light (and would read
+    // the light list for nothing): only the pixels on screen are written out.
+    if (p.x < int(screen.x) && p.y < int(screen.y)) {
+        for (uint s = 0u; s < samples; s++) {
+            ivec3 q = ivec3(p, int(s));
+            vec4 a = imageLoad(albedo_rt, q);
+            vec4 n = imageLoad(normal_rt, q);
+            vec4 w = imageLoad(position_rt, q);
+            imageStore(lit_rt, q, vec4(shade(a.rgb, n.xyz, w.xyz, n.w), 1.0));
+        }
     }
     if (gl_LocalInvocationIndex == 0u) {
         imageStore(writeout, ivec2(0, 0), uvec4(0u));

@@ -12,6 +12,7 @@ layout(std430, binding = 9) readonly buffer Lights {
 };
 layout(binding = 10) uniform Scene {
     vec4 ambient;
+    vec4 screen; // width, height in pixels
     uint samples;
 };
 vec3 shade(vec3 albedo, vec3 n, vec3 p, float geometry) {

@@ -83,6 +83,38 @@ pub fn rasterise(t: &TriSetup, samples: u32) -> Vec<Quad> {
         .collect()
 }
 
+/// The last column and row (0 ..= 15) of tile `(tx, ty)` inside a `width × height` screen:
+/// (15, 15) for a whole tile, less for the partial tiles at the right and bottom edges.
+pub fn visible_extent((tx, ty): (u32, u32), (width, height): (u32, u32)) -> (u32, u32) {
+    let last = |size: u32, t: u32| (size.saturating_sub(16 * t + 1)).min(15);
+    (last(width, tx), last(height, ty))
+}
+
+/// The lanes of quad `(qx, qy)` whose pixel lies at or before column `last.0` and row
+/// `last.1` of its tile ([`visible_extent`]): the screen's scissor, bit `pixel · samples +
+/// sample` as in [`Quad::coverage`].
+pub fn visible_lanes(qx: u32, qy: u32, samples: u32, last: (u32, u32)) -> u32 {
+    (0..4u32)
+        .filter(|p| 2 * qx + (p & 1) <= last.0 && 2 * qy + (p >> 1) <= last.1)
+        .map(|p| ((1u32 << samples) - 1) << (p * samples))
+        .fold(0, |a, b| a | b)
+}
+
+/// [`rasterise`] inside the screen: only the lanes of pixels at or before column `last.0`
+/// and row `last.1` of the tile are covered ([`visible_extent`]); quads left without
+/// coverage are dropped. Pixels outside the screen are never rasterised, so neither shaded
+/// nor depth-tested.
+pub fn rasterise_visible(t: &TriSetup, samples: u32, last: (u32, u32)) -> Vec<Quad> {
+    let mut quads = rasterise(t, samples);
+    if last != (15, 15) {
+        for q in &mut quads {
+            q.coverage &= visible_lanes(q.qx, q.qy, samples, last);
+        }
+        quads.retain(|q| q.coverage != 0);
+    }
+    quads
+}
+
 /// An edge function value as binary32: the exact integer rounded to nearest even (what the
 /// rasteriser's `bary` outputs carry).
 pub fn edge_f32(e: i64) -> u32 {

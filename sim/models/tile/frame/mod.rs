@@ -25,7 +25,9 @@
 //! 5. **Per tile** (row-major), the command-list processor reads the tile's table entry and
 //!    its commands one by one:
 //!    * `TILE_BEGIN`: clears, and resets the tile's write-out modes to the static ones;
-//!    * `DRAW`: reads the primitive's vertices, rasterises ([`rasterise`]), runs the early
+//!    * `DRAW`: reads the primitive's vertices, rasterises inside the screen
+//!      ([`rasterise_visible`]: the partial tiles at the right and bottom edges cover only
+//!      their pixels on screen), runs the early
 //!      depth test quad by quad in walk order, then shades the passing quads (16 per warp;
 //!      uncovered pixels of a quad are helper lanes; perspective-correct varyings by
 //!      [`barycentrics`]/[`interpolate`] at the pixel centre; with sample shading — a
@@ -73,7 +75,7 @@ use super::command::{self, Command};
 use super::memory::{BadAccess, Memory, RegionId};
 use super::pack;
 use super::port::{self, WriteMode};
-use super::raster::{barycentrics, edge_f32, interpolate, rasterise, Quad};
+use super::raster::{barycentrics, edge_f32, interpolate, rasterise_visible, visible_extent, Quad};
 use super::setup::{setup, RasterState, Reject, Vertex};
 use super::{DEPTH_MAX, TILE};
 use crate::models::shader::{self, Env, Launch, SpecRequest, TexRequest};
@@ -759,7 +761,8 @@ pub fn run_pass_with_progress(
                     let vstride = 1 + 4 * slots_max;
                     let vary: [&[u32]; 3] =
                         std::array::from_fn(|k| &pw[k * vstride + 1..(k + 1) * vstride]);
-                    let quads = rasterise(&tri, pass.samples);
+                    let last = visible_extent(st.tile, (pass.width, pass.height));
+                    let quads = rasterise_visible(&tri, pass.samples, last);
                     st.quads += quads.len() as u32;
                     st.cycles_fragment += quads.len() as u64;
                     let mut passing: Vec<(Quad, u32)> = Vec::new();
