@@ -50,7 +50,9 @@ pub struct RasterOut {
 ///   -p rts=… -p formats=… --per-module`): 1 sample (`rts=2 formats=0x20`): `raster` 41,070
 ///   cells (`eval` 27,827 cells / 2,635 flip-flops, `quad_walk` 9,623 / 495, `early_z` 3,615 /
 ///   2,036); the whole top with its tile buffer 117,866 cells, 28,447 flip-flops, 70 gate
-///   levels. 4 samples (`rts=1 formats=0`): `raster` 87,703 cells (`eval` 70,516 / 3,837,
+///   levels; with the screen scissor (session 17) `raster` 42,864 cells (`eval` 28,457 /
+///   3,160, `quad_walk` 9,727 / 600, `early_z` 4,621 / 2,509; the late-depth counters came
+///   in between), the top 119,772 cells, 29,555 flip-flops, 70 levels. 4 samples (`rts=1 formats=0`): `raster` 87,703 cells (`eval` 70,516 / 3,837,
 ///   `quad_walk` 11,432 / 495, `early_z` 5,738 / 3,236); the top 323,082 cells, 66,697
 ///   flip-flops, 74 gate levels.
 pub fn raster(m: &mut Module, cfg: &TileCfg, i: RasterIn) -> RasterOut {
@@ -174,7 +176,8 @@ pub fn tile_raster_top(cfg: &TileCfg) -> Result<Design, ElabErrors> {
 
 /// The write-out unit alone ([`tile_writeout`](super::writeout::tile_writeout) as the child
 /// `tile_writeout`; catalogue `tile_writeout`): input stream `start`, configuration inputs
-/// `config_enable`, `config_base_<p>`, `config_pitch_<p>`, the tile buffer's write-out port as
+/// `config_enable`, `config_base_<p>`, `config_pitch_<p>`, `config_width`, `config_height`
+/// (the others of `WoConfig`), the tile buffer's write-out port as
 /// `wo_req` (out) and `wo_resp` (in), the memory port `mem_req`/`mem_resp`, counters
 /// `bytes_<p>`.
 ///

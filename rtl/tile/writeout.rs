@@ -410,7 +410,10 @@ fn pack(
 /// * **Cost:** measured in [`super::top::tile_writeout_top`]'s docs (48,772 cells by default,
 ///   2,518 with one sample and no RGBA16F/R32F means); with the static modes at 4× (a 2-bit
 ///   sample counter, the sample in the tags, 10-bit burst counters) 48,989 cells, 4,339
-///   flip-flops, 62 gate levels by default (`tile::writeout::measure_writeout_area`).
+///   flip-flops, 62 gate levels by default; with the screen clip, the byte-addressed packing
+///   (bursts split at 128-byte boundaries, half-beat strobes) and the `set` flags (session 17)
+///   50,234 cells, 4,407 flip-flops, 66 gate levels (`rendergen synth tile_writeout
+///   --per-module --json`; `tile::writeout::measure_writeout_area`).
 pub fn tile_writeout(m: &mut Module, cfg: &TileCfg, i: WriteoutIn) -> WriteoutOut {
     let WriteoutIn {
         start,
