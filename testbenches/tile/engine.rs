@@ -62,6 +62,18 @@ end
 ";
 
 /// A program assembled from `src`, no uniforms (shared by the engine testbenches).
+/// Memory back-pressure for an RTL run: answers after 1..=24 cycles, the request port stalled
+/// and the answers held back 30 % of the time (seed `seed`).
+pub(super) fn back_pressure(seed: u64) -> RtlOptions {
+    RtlOptions {
+        seed,
+        latency: (1, 24),
+        stall: 0.3,
+        gap: 0.3,
+        ..RtlOptions::default()
+    }
+}
+
 pub(super) fn program(src: &str) -> Program {
     Program {
         words: assemble(src).unwrap_or_else(|e| panic!("{e}")),
@@ -213,13 +225,7 @@ fn tile_shader_frame_matches_the_model() {
 
 #[test]
 fn memory_back_pressure_keeps_the_frame() {
-    let opts = RtlOptions {
-        seed: 0xBAC,
-        latency: (1, 24),
-        stall: 0.3,
-        gap: 0.3,
-        ..RtlOptions::default()
-    };
+    let opts = back_pressure(0xBAC);
     let (report, res) = check(&scene(13, 5, true), &opts);
     assert_eq!(
         written(&report, &res, 0),
@@ -449,13 +455,7 @@ fn two_pass_frame_matches_the_model() {
 
 #[test]
 fn two_pass_under_memory_back_pressure() {
-    let opts = RtlOptions {
-        seed: 0x1A6,
-        latency: (1, 24),
-        stall: 0.3,
-        gap: 0.3,
-        ..RtlOptions::default()
-    };
+    let opts = back_pressure(0x1A6);
     check_two_pass(22, &opts);
 }
 

@@ -106,13 +106,7 @@ fn check(pass: &Pass, opts: &RtlOptions) -> (RtlReport, Memory, PassResult, Vec<
 #[test]
 fn sample_shading_and_static_modes_match_the_model() {
     let pass = scene(0x4a5);
-    let opts = RtlOptions {
-        seed: 0x77,
-        latency: (1, 24),
-        stall: 0.3,
-        gap: 0.3,
-        ..RtlOptions::default()
-    };
+    let opts = super::engine::back_pressure(0x77);
     let (report, mem, res, counters) = check(&pass, &opts);
     let fragments: u32 = res.tiles.iter().map(|t| t.fragments).sum();
     assert!(
@@ -291,13 +285,7 @@ fn static_modes_beside_a_tile_shader_on_a_partial_screen() {
         threads: (16, 16),
         rect: None,
     });
-    let opts = RtlOptions {
-        seed: 0x78,
-        latency: (1, 24),
-        stall: 0.3,
-        gap: 0.3,
-        ..RtlOptions::default()
-    };
+    let opts = super::engine::back_pressure(0x78);
     let (_, _, res, counters) = check(&pass, &opts);
     assert_eq!(res.tiles.len(), 6, "3 × 2 tiles");
     let pixels = 37 * 21;

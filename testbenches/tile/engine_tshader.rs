@@ -180,13 +180,7 @@ fn warp_neighbours_agree_between_model_and_engine() {
 #[test]
 fn warp_neighbours_agree_under_memory_back_pressure() {
     let pass = scene(32, vec![mesh(22, 5)], NEIGHBOUR_TS);
-    let opts = RtlOptions {
-        seed: 0x75c1,
-        latency: (1, 24),
-        stall: 0.3,
-        gap: 0.3,
-        ..RtlOptions::default()
-    };
+    let opts = super::engine::back_pressure(0x75c1);
     check(&pass, &opts);
 }
 

@@ -254,13 +254,7 @@ fn tile_shader_frame_matches_the_model() {
 /// session 14: it summed left to right before, and this frame differed in one R32F byte).
 #[test]
 fn msaa4_frame_matches_the_model_under_memory_back_pressure() {
-    let opts = RtlOptions {
-        seed: 0x2B1E,
-        latency: (1, 24),
-        stall: 0.3,
-        gap: 0.3,
-        ..RtlOptions::default()
-    };
+    let opts = super::engine::back_pressure(0x2B1E);
     check(&scene(33, 4, 4, 16, false), &opts);
 }
 
